@@ -1,0 +1,42 @@
+// The subcommands of the forge executable. Each lives in its own file in app/ and adds itself
+// to the CLI with add_*_command; main.cpp calls every one of them once.
+//
+// A subcommand registers what it runs in the CommandTable instead of as a CLI11 callback, so
+// that it runs after parsing, once logging and the thread pool are set up, inside main's
+// error handling.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <map>
+
+namespace forge::app {
+
+class CommandTable {
+public:
+    using Run = std::function<int()>;  // returns the process exit code
+
+    void add(CLI::App* command, Run run) { commands_[command] = std::move(run); }
+
+    // Run the most deeply nested subcommand the user chose. Returns -1 if none was chosen.
+    int run_selected(CLI::App& root) const {
+        CLI::App* chosen = nullptr;
+        for (CLI::App* level = &root; level != nullptr;) {
+            auto selected = level->get_subcommands();
+            level = selected.empty() ? nullptr : selected.front();
+            if (level != nullptr) chosen = level;
+        }
+        if (chosen == nullptr) return -1;
+        const auto it = commands_.find(chosen);
+        if (it == commands_.end()) return -1;
+        return it->second();
+    }
+
+private:
+    std::map<CLI::App*, Run> commands_;
+};
+
+void add_bench_command(CLI::App& forge, CommandTable& commands);
+
+}  // namespace forge::app

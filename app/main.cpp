@@ -1,0 +1,80 @@
+// forge: one executable, one subcommand per job. This file sets up what every subcommand
+// shares (logging, threads, --version) and turns errors into one message and an exit code.
+#include "app/commands.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "kernels/backend.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <exception>
+#include <new>
+
+namespace {
+
+void print_version() {
+    fmt::print("forge {}\nbackend: {}\ninstruction set: {}\ndefault threads: {}\n", FORGE_VERSION,
+               forge::kernels::kBackendName, forge::kernels::instruction_set(),
+               forge::ThreadPool::default_threads());
+}
+
+void configure_logging(bool verbose, bool quiet) {
+    // Logs go to stderr so that stdout stays clean for results (ids, JSON, audio paths).
+    auto logger = spdlog::stderr_color_mt("forge");
+    logger->set_pattern("%^[%l]%$ %v");
+    spdlog::set_default_logger(logger);
+    spdlog::set_level(quiet ? spdlog::level::warn : verbose ? spdlog::level::debug : spdlog::level::info);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App forge{"forge: a deep-learning stack in one C++ program"};
+    forge.require_subcommand(0, 1);
+    forge.set_help_all_flag("--help-all", "Show help for every subcommand");
+
+    bool show_version = false;
+    bool verbose = false;
+    bool quiet = false;
+    int threads = 0;
+    forge.add_flag("--version", show_version, "Print version, backend, instruction set and thread count");
+    forge.add_flag("-v,--verbose", verbose, "Log more detail");
+    forge.add_flag("--quiet", quiet, "Log only warnings and errors");
+    forge.add_option("--threads", threads, "Worker threads (default: FORGE_THREADS, else all cores)")
+        ->envname("FORGE_THREADS")
+        ->check(CLI::Range(1, 1024));
+
+    forge::app::CommandTable commands;
+    // forge::app::add_bench_command(forge, commands);
+
+    try {
+        forge.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return forge.exit(e);
+    }
+
+    try {
+        configure_logging(verbose, quiet);
+        if (threads > 0) forge::ThreadPool::set_global_threads(threads);
+        if (show_version) {
+            print_version();
+            return 0;
+        }
+        const int status = commands.run_selected(forge);
+        if (status < 0) {
+            fmt::print("{}", forge.help());
+            return 0;
+        }
+        return status;
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "forge: error: out of memory\n");
+        return 1;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "forge: error: {}\n", e.what());
+        return 1;
+    }
+}
