@@ -18,7 +18,26 @@ struct StridedCopy {
     std::byte* dst;
 };
 
-namespace scalar { void copy_strided(const StridedCopy& copy) noexcept; }
-namespace simd { void copy_strided(const StridedCopy& copy) noexcept; }
+// A 2-D block of bytes: `rows` rows of `row_bytes` each, the rows `src_stride` and
+// `dst_stride` bytes apart. Concatenation writes each input into its slice of the output
+// this way.
+struct RowCopy {
+    const std::byte* src;
+    std::int64_t src_stride;
+    std::byte* dst;
+    std::int64_t dst_stride;
+    std::int64_t rows;
+    std::size_t row_bytes;
+};
+
+namespace scalar {
+void copy_strided(const StridedCopy& copy) noexcept;
+void copy_rows(const RowCopy& copy) noexcept;
+}  // namespace scalar
+
+namespace simd {
+void copy_strided(const StridedCopy& copy) noexcept;
+void copy_rows(const RowCopy& copy) noexcept;
+}  // namespace simd
 
 }  // namespace forge::kernels

@@ -1,0 +1,60 @@
+// Matrix multiplication: C = A·B over f32, with B in f32 or f16 (weights stored as half).
+//
+// Operands are described by two strides, so a transposed operand is just a different pair:
+// A(i, p) = a[i*row_stride + p*col_stride]. The LLM case y = x·Wᵀ, with W stored [N, K]
+// row-major, is B(p, j) = w[j*K + p]: row_stride 1, col_stride K.
+//
+// One call computes one block of C over the whole k range (k is never split across calls,
+// so every element of C is reduced in one fixed order). The front-end cuts C into blocks,
+// runs them on its threads, and hands each call `matmul_scratch_floats` floats of scratch
+// for packing. The simd kernels pack panels of A and B into that scratch (GotoBLAS-style)
+// and run a register-tiled micro-kernel; a block with one row (matrix-vector, memory bound)
+// takes a separate streaming path. f16 panels are widened to f32 while packing, so a whole
+// f32 copy of the weights never exists.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace forge::kernels {
+
+// A read-only matrix operand of element type T: element (r, c) is data[r*row_stride + c*col_stride].
+template <typename T>
+struct MatrixView {
+    const T* data;
+    std::int64_t row_stride;
+    std::int64_t col_stride;
+};
+
+// The row-major output: element (i, j) is data[i*row_stride + j]. Overwritten, not accumulated.
+struct OutputView {
+    float* data;
+    std::int64_t row_stride;
+};
+
+// C[m, n] = A[m, k] · B[k, n] for one block of C.
+template <typename BElement>
+struct MatmulBlock {
+    std::int64_t m, n, k;
+    MatrixView<float> a;
+    MatrixView<BElement> b;
+    OutputView c;
+};
+
+using MatmulF32 = MatmulBlock<float>;
+using MatmulF16 = MatmulBlock<std::uint16_t>;  // B holds f16 bit patterns
+
+namespace scalar {
+std::size_t matmul_scratch_floats(std::int64_t m, std::int64_t n, std::int64_t k) noexcept;
+void matmul(const MatmulF32& block, std::span<float> scratch) noexcept;
+void matmul(const MatmulF16& block, std::span<float> scratch) noexcept;
+}  // namespace scalar
+
+namespace simd {
+std::size_t matmul_scratch_floats(std::int64_t m, std::int64_t n, std::int64_t k) noexcept;
+void matmul(const MatmulF32& block, std::span<float> scratch) noexcept;
+void matmul(const MatmulF16& block, std::span<float> scratch) noexcept;
+}  // namespace simd
+
+}  // namespace forge::kernels
