@@ -28,4 +28,10 @@ void copy_strided(const StridedCopy& copy) noexcept {
     }
 }
 
+void copy_rows(const RowCopy& copy) noexcept {
+    for (std::int64_t row = 0; row < copy.rows; ++row) {
+        std::memcpy(copy.dst + row * copy.dst_stride, copy.src + row * copy.src_stride, copy.row_bytes);
+    }
+}
+
 }  // namespace forge::kernels::scalar

@@ -51,4 +51,11 @@ void copy_strided(const StridedCopy& copy) noexcept {
     }
 }
 
+void copy_rows(const RowCopy& copy) noexcept {
+    // memcpy is already vectorized (and uses rep movsb for long rows where that is faster).
+    for (std::int64_t row = 0; row < copy.rows; ++row) {
+        std::memcpy(copy.dst + row * copy.dst_stride, copy.src + row * copy.src_stride, copy.row_bytes);
+    }
+}
+
 }  // namespace forge::kernels::simd

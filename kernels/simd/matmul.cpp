@@ -1,0 +1,363 @@
+#include "kernels/matmul.h"
+
+#include "kernels/simd/widen.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace forge::kernels::simd {
+namespace {
+
+// --- shape of the work ----------------------------------------------------------------------
+//
+// The micro-tile is the block of C held in registers while the k loop runs: kTileRows rows of
+// kTileVectors vectors. With AVX-512's 32 registers a 12 x 32 tile takes 24 accumulators, 2
+// for a row of B and one broadcast of A (on this Zen 4 it measured ahead of 8 x 48, 14 x 32
+// and 6 x 64); with 16 registers (AVX2, SSE) a 6 x 2-vector tile leaves the same headroom.
+// Either keeps enough independent FMA chains in flight to cover the FMA latency.
+#if defined(__AVX512F__)
+constexpr std::int64_t kTileRows = 12;
+constexpr std::int64_t kTileVectors = 2;
+#else
+constexpr std::int64_t kTileRows = 6;
+constexpr std::int64_t kTileVectors = 2;
+#endif
+constexpr std::int64_t kTileCols = kTileVectors * kFloatLanes;
+
+// Cache blocking (GotoBLAS): a kBlockK-deep panel of B (kBlockK x kBlockN) and a block of A
+// (kBlockM x kBlockK) stay in the per-core L2 cache while the micro-kernel sweeps them.
+// kBlockK is fixed, so each element of C is summed in the same order whatever the front-end's
+// partition of C.
+constexpr std::int64_t kBlockK = 256;
+constexpr std::int64_t kBlockM = 16 * kTileRows;
+constexpr std::int64_t kBlockN = 8 * kTileCols;
+
+constexpr std::int64_t round_up(std::int64_t value, std::int64_t multiple) {
+    return (value + multiple - 1) / multiple * multiple;
+}
+
+template <typename T>
+MatrixView<T> offset(MatrixView<T> view, std::int64_t row, std::int64_t col) {
+    return {view.data + row * view.row_stride + col * view.col_stride, view.row_stride, view.col_stride};
+}
+
+// --- packing ----------------------------------------------------------------------------------
+//
+// Packing lays an operand out in the order the micro-kernel reads it. Where the operand runs
+// contiguously along k (A row-major, or B = Wᵀ), that is a transpose: `interleave` turns up
+// to 16 contiguous lines into p-major rows, dst[p*dst_stride + l] = line l at p, writing
+// `width` values per row (lines past `lines` as zeros so edge tiles need no special case).
+
+#if defined(__AVX512F__)
+// Transpose 16 vectors of 16 floats in registers: rows[i] lane j becomes rows[j] lane i.
+inline void transpose16(__m512 rows[16]) {
+    __m512 pairs[16];
+    for (int i = 0; i < 16; i += 2) {
+        pairs[i] = _mm512_unpacklo_ps(rows[i], rows[i + 1]);
+        pairs[i + 1] = _mm512_unpackhi_ps(rows[i], rows[i + 1]);
+    }
+    // quads[4i + j], 128-bit lane L: rows 4i..4i+3 at column 4L + j.
+    __m512 quads[16];
+    for (int i = 0; i < 16; i += 4) {
+        quads[i] = _mm512_shuffle_ps(pairs[i], pairs[i + 2], 0x44);
+        quads[i + 1] = _mm512_shuffle_ps(pairs[i], pairs[i + 2], 0xEE);
+        quads[i + 2] = _mm512_shuffle_ps(pairs[i + 1], pairs[i + 3], 0x44);
+        quads[i + 3] = _mm512_shuffle_ps(pairs[i + 1], pairs[i + 3], 0xEE);
+    }
+    // Column 4L + j gathers lane L of quads[j], quads[4 + j], quads[8 + j], quads[12 + j].
+    for (int j = 0; j < 4; ++j) {
+        const __m512 even_low = _mm512_shuffle_f32x4(quads[j], quads[4 + j], 0x88);
+        const __m512 odd_low = _mm512_shuffle_f32x4(quads[j], quads[4 + j], 0xDD);
+        const __m512 even_high = _mm512_shuffle_f32x4(quads[8 + j], quads[12 + j], 0x88);
+        const __m512 odd_high = _mm512_shuffle_f32x4(quads[8 + j], quads[12 + j], 0xDD);
+        rows[j] = _mm512_shuffle_f32x4(even_low, even_high, 0x88);
+        rows[4 + j] = _mm512_shuffle_f32x4(odd_low, odd_high, 0x88);
+        rows[8 + j] = _mm512_shuffle_f32x4(even_low, even_high, 0xDD);
+        rows[12 + j] = _mm512_shuffle_f32x4(odd_low, odd_high, 0xDD);
+    }
+}
+#endif
+
+template <typename T>
+void interleave(const T* src, std::int64_t line_stride, std::int64_t lines, std::int64_t width, std::int64_t depth,
+                float* dst, std::int64_t dst_stride) {
+    std::int64_t p = 0;
+#if defined(__AVX512F__)
+    const __mmask16 written = static_cast<__mmask16>((1u << width) - 1u);
+    for (; p + 16 <= depth; p += 16) {
+        __m512 block[16];
+        for (std::int64_t l = 0; l < 16; ++l) {
+            block[l] = l < lines ? static_cast<__m512>(load_widened(src + l * line_stride + p)) : _mm512_setzero_ps();
+        }
+        transpose16(block);
+        for (std::int64_t q = 0; q < 16; ++q) _mm512_mask_storeu_ps(dst + (p + q) * dst_stride, written, block[q]);
+    }
+#endif
+    for (; p < depth; ++p) {
+        for (std::int64_t l = 0; l < width; ++l) {
+            dst[p * dst_stride + l] = l < lines ? widen(src[l * line_stride + p]) : 0.0f;
+        }
+    }
+}
+
+// Copy rows [0, rows) x depth [0, depth) of A into slivers of kTileRows rows, each sliver
+// laid out p-major (the kTileRows values the micro-kernel broadcasts at step p are adjacent).
+// Rows past `rows` are zero, so edge tiles run the same micro-kernel.
+void pack_a(MatrixView<float> a, std::int64_t rows, std::int64_t depth, float* packed) {
+    for (std::int64_t first = 0; first < rows; first += kTileRows) {
+        const std::int64_t height = std::min(kTileRows, rows - first);
+        float* sliver = packed + first * depth;
+        const float* top = a.data + first * a.row_stride;
+        if (a.col_stride == 1 && kTileRows <= 16) {
+            interleave(top, a.row_stride, height, kTileRows, depth, sliver, kTileRows);
+            continue;
+        }
+        for (std::int64_t p = 0; p < depth; ++p) {
+            for (std::int64_t r = 0; r < kTileRows; ++r) {
+                sliver[p * kTileRows + r] = r < height ? top[r * a.row_stride + p * a.col_stride] : 0.0f;
+            }
+        }
+    }
+}
+
+// One sliver of B whose rows are contiguous (B row-major): copy kTileCols values per p.
+template <typename T>
+void pack_b_sliver_rows(MatrixView<T> b, std::int64_t depth, float* sliver) {
+    for (std::int64_t p = 0; p < depth; ++p) {
+        const T* row = b.data + p * b.row_stride;
+        for (std::int64_t v = 0; v < kTileVectors; ++v) {
+            load_widened(row + v * kFloatLanes).store_unaligned(sliver + p * kTileCols + v * kFloatLanes);
+        }
+    }
+}
+
+// One sliver of B whose columns are contiguous (B = Wᵀ with W row-major), `width` <=
+// kTileCols of them: interleaved 16 columns at a time.
+template <typename T>
+void pack_b_sliver_columns(MatrixView<T> b, std::int64_t depth, std::int64_t width, float* sliver) {
+    for (std::int64_t group = 0; group < kTileCols; group += 16) {
+        const std::int64_t group_width = std::min<std::int64_t>(16, kTileCols - group);
+        const std::int64_t lines = std::clamp<std::int64_t>(width - group, 0, group_width);
+        interleave(b.data + group * b.col_stride, b.col_stride, lines, group_width, depth, sliver + group, kTileCols);
+    }
+}
+
+// Copy depth [0, depth) x columns [0, cols) of B into slivers of kTileCols columns, each laid
+// out p-major; columns past `cols` are zero.
+template <typename T>
+void pack_b(MatrixView<T> b, std::int64_t depth, std::int64_t cols, float* packed) {
+    for (std::int64_t first = 0; first < cols; first += kTileCols) {
+        const std::int64_t width = std::min(kTileCols, cols - first);
+        float* sliver = packed + first * depth;
+        const MatrixView<T> part = offset(b, 0, first);
+        if (b.col_stride == 1 && width == kTileCols) {
+            pack_b_sliver_rows(part, depth, sliver);
+        } else if (b.row_stride == 1) {
+            pack_b_sliver_columns(part, depth, width, sliver);
+        } else {
+            for (std::int64_t p = 0; p < depth; ++p) {
+                for (std::int64_t c = 0; c < kTileCols; ++c) {
+                    sliver[p * kTileCols + c] =
+                        c < width ? widen(part.data[p * part.row_stride + c * part.col_stride]) : 0.0f;
+                }
+            }
+        }
+    }
+}
+
+// --- the micro-kernel -------------------------------------------------------------------------
+
+// tile (kTileRows x kTileCols, rows `ldc` apart) = (accumulate ? tile : 0) + A sliver · B sliver.
+void micro_kernel(std::int64_t depth, const float* a, const float* b, float* tile, std::int64_t ldc,
+                  bool accumulate) {
+    FloatBatch acc[kTileRows][kTileVectors];
+#pragma GCC unroll 32
+    for (std::int64_t r = 0; r < kTileRows; ++r) {
+#pragma GCC unroll 4
+        for (std::int64_t v = 0; v < kTileVectors; ++v) acc[r][v] = FloatBatch(0.0f);
+    }
+    for (std::int64_t p = 0; p < depth; ++p) {
+        FloatBatch row[kTileVectors];
+#pragma GCC unroll 4
+        for (std::int64_t v = 0; v < kTileVectors; ++v) {
+            row[v] = FloatBatch::load_unaligned(b + p * kTileCols + v * kFloatLanes);
+        }
+#pragma GCC unroll 32
+        for (std::int64_t r = 0; r < kTileRows; ++r) {
+            const FloatBatch broadcast(a[p * kTileRows + r]);
+#pragma GCC unroll 4
+            for (std::int64_t v = 0; v < kTileVectors; ++v) acc[r][v] = xsimd::fma(broadcast, row[v], acc[r][v]);
+        }
+    }
+#pragma GCC unroll 32
+    for (std::int64_t r = 0; r < kTileRows; ++r) {
+#pragma GCC unroll 4
+        for (std::int64_t v = 0; v < kTileVectors; ++v) {
+            float* out = tile + r * ldc + v * kFloatLanes;
+            if (accumulate) acc[r][v] += FloatBatch::load_unaligned(out);
+            acc[r][v].store_unaligned(out);
+        }
+    }
+}
+
+// One tile of C, which may be cut short at the edge of the block: an edge tile is computed
+// whole into a local buffer and only its valid part added to C, with the same arithmetic.
+void run_tile(std::int64_t depth, const float* a, const float* b, float* c, std::int64_t ldc, std::int64_t rows,
+              std::int64_t cols, bool accumulate) {
+    if (rows == kTileRows && cols == kTileCols) {
+        micro_kernel(depth, a, b, c, ldc, accumulate);
+        return;
+    }
+    alignas(64) float tile[kTileRows * kTileCols];
+    micro_kernel(depth, a, b, tile, kTileCols, false);
+    for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::int64_t j = 0; j < cols; ++j) {
+            float& out = c[r * ldc + j];
+            out = accumulate ? tile[r * kTileCols + j] + out : tile[r * kTileCols + j];
+        }
+    }
+}
+
+std::int64_t packed_a_floats(std::int64_t m, std::int64_t k) {
+    return round_up(round_up(std::min(m, kBlockM), kTileRows) * std::min(k, kBlockK), 16);
+}
+
+std::int64_t packed_b_floats(std::int64_t n, std::int64_t k) {
+    return round_up(std::min(n, kBlockN), kTileCols) * std::min(k, kBlockK);
+}
+
+// The GotoBLAS loop nest: panels of B and blocks of A packed once, swept by the micro-kernel.
+template <typename T>
+void multiply_packed(const MatmulBlock<T>& block, std::span<float> scratch) {
+    const auto& [m, n, k, a, b, c] = block;
+    float* packed_a = scratch.data();
+    float* packed_b = scratch.data() + packed_a_floats(m, k);
+    for (std::int64_t jc = 0; jc < n; jc += kBlockN) {
+        const std::int64_t nc = std::min(kBlockN, n - jc);
+        for (std::int64_t pc = 0; pc < k; pc += kBlockK) {
+            const std::int64_t kc = std::min(kBlockK, k - pc);
+            pack_b(offset(b, pc, jc), kc, nc, packed_b);
+            for (std::int64_t ic = 0; ic < m; ic += kBlockM) {
+                const std::int64_t mc = std::min(kBlockM, m - ic);
+                pack_a(offset(a, ic, pc), mc, kc, packed_a);
+                for (std::int64_t jr = 0; jr < nc; jr += kTileCols) {
+                    for (std::int64_t ir = 0; ir < mc; ir += kTileRows) {
+                        run_tile(kc, packed_a + ir * kc, packed_b + jr * kc, c.data + (ic + ir) * c.row_stride + jc + jr,
+                                 c.row_stride, std::min(kTileRows, mc - ir), std::min(kTileCols, nc - jr), pc > 0);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// --- one row of A: matrix-vector, bound by reading B once -----------------------------------
+
+// out[c] = x · column c, for Count columns of B that are contiguous in memory. Each column
+// has its own accumulators, so its sum does not depend on which columns share the call.
+template <std::int64_t Count, typename T>
+void dot_columns(const float* x, std::int64_t k, MatrixView<T> b, float* out) {
+    FloatBatch acc[Count][2];
+    for (std::int64_t c = 0; c < Count; ++c) acc[c][0] = acc[c][1] = FloatBatch(0.0f);
+    std::int64_t p = 0;
+    for (; p + 2 * kFloatLanes <= k; p += 2 * kFloatLanes) {
+        const FloatBatch x0 = FloatBatch::load_unaligned(x + p);
+        const FloatBatch x1 = FloatBatch::load_unaligned(x + p + kFloatLanes);
+#pragma GCC unroll 8
+        for (std::int64_t c = 0; c < Count; ++c) {
+            const T* column = b.data + c * b.col_stride + p;
+            acc[c][0] = xsimd::fma(x0, load_widened(column), acc[c][0]);
+            acc[c][1] = xsimd::fma(x1, load_widened(column + kFloatLanes), acc[c][1]);
+        }
+    }
+    for (std::int64_t c = 0; c < Count; ++c) {
+        float sum = xsimd::hadd(acc[c][0] + acc[c][1]);
+        const T* column = b.data + c * b.col_stride;
+        for (std::int64_t q = p; q < k; ++q) sum += x[q] * widen(column[q]);
+        out[c] = sum;
+    }
+}
+
+// y = x · B with B's columns contiguous (the weights of a linear layer, W = Bᵀ row-major).
+template <typename T>
+void vector_times_columns(const float* x, std::int64_t n, std::int64_t k, MatrixView<T> b, float* y) {
+    constexpr std::int64_t kGroup = 4;
+    std::int64_t j = 0;
+    for (; j + kGroup <= n; j += kGroup) dot_columns<kGroup>(x, k, offset(b, 0, j), y + j);
+    for (; j < n; ++j) dot_columns<1>(x, k, offset(b, 0, j), y + j);
+}
+
+// y += x[p..p+Rows) · rows p..p+Rows of B (row-major), y staying in L1 while the rows stream
+// past. Each element of y is one FMA chain in order of p, vector lanes and tail alike.
+template <std::int64_t Rows, typename T>
+void accumulate_rows(const float* x, std::int64_t n, MatrixView<T> b, float* y) {
+    FloatBatch scale[Rows];
+    for (std::int64_t r = 0; r < Rows; ++r) scale[r] = FloatBatch(x[r]);
+    std::int64_t j = 0;
+    for (; j + kFloatLanes <= n; j += kFloatLanes) {
+        FloatBatch acc = FloatBatch::load_unaligned(y + j);
+#pragma GCC unroll 8
+        for (std::int64_t r = 0; r < Rows; ++r) acc = xsimd::fma(scale[r], load_widened(b.data + r * b.row_stride + j), acc);
+        acc.store_unaligned(y + j);
+    }
+    for (; j < n; ++j) {
+        for (std::int64_t r = 0; r < Rows; ++r) y[j] = std::fma(x[r], widen(b.data[r * b.row_stride + j]), y[j]);
+    }
+}
+
+// y = x · B with B's rows contiguous: several rows of B per sweep over y.
+template <typename T>
+void vector_times_rows(const float* x, std::int64_t n, std::int64_t k, MatrixView<T> b, float* y) {
+    constexpr std::int64_t kRows = 4;
+    std::fill_n(y, n, 0.0f);
+    std::int64_t p = 0;
+    for (; p + kRows <= k; p += kRows) accumulate_rows<kRows>(x + p, n, offset(b, p, 0), y);
+    for (; p < k; ++p) accumulate_rows<1>(x + p, n, offset(b, p, 0), y);
+}
+
+template <typename T>
+void multiply_vector(const MatmulBlock<T>& block, std::span<float> scratch) {
+    const auto& [m, n, k, a, b, c] = block;
+    const float* x = a.data;
+    if (a.col_stride != 1) {  // gather x once so the inner loops read it contiguously
+        for (std::int64_t p = 0; p < k; ++p) scratch[static_cast<std::size_t>(p)] = a.data[p * a.col_stride];
+        x = scratch.data();
+    }
+    if (b.row_stride == 1) {
+        vector_times_columns(x, n, k, b, c.data);
+    } else if (b.col_stride == 1) {
+        vector_times_rows(x, n, k, b, c.data);
+    } else {
+        for (std::int64_t j = 0; j < n; ++j) {
+            float sum = 0.0f;
+            for (std::int64_t p = 0; p < k; ++p) sum += x[p] * widen(b.data[p * b.row_stride + j * b.col_stride]);
+            c.data[j] = sum;
+        }
+    }
+}
+
+template <typename T>
+void multiply(const MatmulBlock<T>& block, std::span<float> scratch) {
+    if (block.m == 0 || block.n == 0) return;
+    if (block.k == 0) {
+        for (std::int64_t i = 0; i < block.m; ++i) std::fill_n(block.c.data + i * block.c.row_stride, block.n, 0.0f);
+        return;
+    }
+    if (block.m == 1) {
+        multiply_vector(block, scratch);
+    } else {
+        multiply_packed(block, scratch);
+    }
+}
+
+}  // namespace
+
+std::size_t matmul_scratch_floats(std::int64_t m, std::int64_t n, std::int64_t k) noexcept {
+    const std::int64_t packed = packed_a_floats(m, k) + packed_b_floats(n, k);
+    return static_cast<std::size_t>(std::max(packed, k));
+}
+
+void matmul(const MatmulF32& block, std::span<float> scratch) noexcept { multiply(block, scratch); }
+void matmul(const MatmulF16& block, std::span<float> scratch) noexcept { multiply(block, scratch); }
+
+}  // namespace forge::kernels::simd
