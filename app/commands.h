@@ -38,5 +38,6 @@ private:
 };
 
 void add_bench_command(CLI::App& forge, CommandTable& commands);
+void add_gguf_command(CLI::App& forge, CommandTable& commands);
 
 }  // namespace forge::app
