@@ -19,9 +19,14 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace forge {
+
+namespace ag {
+struct AutogradMeta;  // core/autograd/autograd_meta.h
+}
 
 class Tensor {
 public:
@@ -99,12 +104,20 @@ public:
     // PyTorch-like text, long axes summarized with "...".
     std::string to_string() const;
 
+    // --- autograd slot --------------------------------------------------------------------
+    // Gradient bookkeeping (core/autograd/). Shared between copies of this handle so that a
+    // parameter keeps its identity (and its .grad) however it is passed around; views and
+    // op results start without one. Only forge::ag reads or writes it.
+    const std::shared_ptr<ag::AutogradMeta>& autograd_meta() const { return autograd_; }
+    void set_autograd_meta(std::shared_ptr<ag::AutogradMeta> meta) { autograd_ = std::move(meta); }
+
 private:
     std::shared_ptr<Storage> storage_;
     DType dtype_ = DType::F32;
     Shape shape_;
     Strides strides_;
     std::int64_t offset_ = 0;
+    std::shared_ptr<ag::AutogradMeta> autograd_;
 };
 
 std::ostream& operator<<(std::ostream& out, const Tensor& tensor);
