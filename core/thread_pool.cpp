@@ -10,7 +10,20 @@
 namespace forge {
 namespace {
 
-thread_local bool inside_pool_worker = false;
+// True while this thread runs a task of some pool (a worker, or a caller helping out):
+// a parallel_for issued from inside a task then runs inline instead of re-entering a pool.
+thread_local bool inside_pool_task = false;
+
+class TaskScope {
+public:
+    TaskScope() : outer_(inside_pool_task) { inside_pool_task = true; }
+    ~TaskScope() { inside_pool_task = outer_; }
+    TaskScope(const TaskScope&) = delete;
+    TaskScope& operator=(const TaskScope&) = delete;
+
+private:
+    bool outer_;
+};
 
 // How long an idle worker polls for new work before sleeping: long enough to catch the next
 // op of a decode step (microseconds apart), short enough not to burn a core when idle.
@@ -41,6 +54,7 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::work_on(Job& job) {
+    const TaskScope scope;
     for (;;) {
         const std::int64_t i = job.next.fetch_add(1, std::memory_order_relaxed);
         if (i >= job.count) return;
@@ -53,7 +67,6 @@ void ThreadPool::work_on(Job& job) {
 }
 
 void ThreadPool::worker_loop() {
-    inside_pool_worker = true;
     std::uint64_t seen = 0;
     for (;;) {
         // Spin briefly on the lock-free generation counter, then sleep on the condition.
@@ -85,7 +98,7 @@ void ThreadPool::worker_loop() {
 
 void ThreadPool::run(std::int64_t count, FunctionRef<void(std::int64_t)> task) {
     if (count <= 0) return;
-    if (count == 1 || workers_.empty() || inside_pool_worker) {
+    if (count == 1 || workers_.empty() || inside_pool_task) {
         for (std::int64_t i = 0; i < count; ++i) task(i);
         return;
     }

@@ -50,8 +50,9 @@ constexpr float f16_to_f32(f16_bits half) {
     const std::uint32_t exponent = (half >> 10) & 0x1fu;
     const std::uint32_t mantissa = half & 0x3ffu;
 
-    if (exponent == 0x1fu) {  // infinity or NaN
-        return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+    if (exponent == 0x1fu) {  // infinity, or NaN: quieted (as IEEE 754 and F16C's vcvtph2ps do)
+        const std::uint32_t quiet = mantissa != 0 ? 0x400000u : 0u;
+        return std::bit_cast<float>(sign | 0x7f800000u | quiet | (mantissa << 13));
     }
     if (exponent != 0) {  // normal: rebias 15 -> 127
         return std::bit_cast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));

@@ -1,0 +1,76 @@
+#include "core/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <numeric>
+#include <vector>
+
+namespace forge {
+namespace {
+
+TEST(ThreadPool, ParallelForVisitsEveryIndexExactlyOnce) {
+    for (int threads : {1, 2, 3, 5}) {
+        ThreadPool pool(threads);
+        std::vector<std::atomic<int>> visits(10007);
+        pool.parallel_for(10007, 100, [&](std::int64_t begin, std::int64_t end) {
+            for (std::int64_t i = begin; i < end; ++i) visits[static_cast<std::size_t>(i)]++;
+        });
+        for (auto& v : visits) ASSERT_EQ(v.load(), 1) << threads << " threads";
+    }
+}
+
+TEST(ThreadPool, ChunksDependOnlyOnSizeAndGrain) {
+    auto chunks_with = [](int threads) {
+        ThreadPool pool(threads);
+        std::vector<std::pair<std::int64_t, std::int64_t>> chunks(11);
+        pool.parallel_for(1050, 100, [&](std::int64_t begin, std::int64_t end) {
+            chunks[static_cast<std::size_t>(begin / 100)] = {begin, end};
+        });
+        return chunks;
+    };
+    const auto one = chunks_with(1);
+    EXPECT_EQ(one.back(), (std::pair<std::int64_t, std::int64_t>{1000, 1050}));
+    EXPECT_EQ(chunks_with(2), one);
+    EXPECT_EQ(chunks_with(4), one);
+}
+
+TEST(ThreadPool, ChunkedFloatSumIsBitwiseIdenticalForAnyThreadCount) {
+    std::vector<float> values(100000);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = 1.0f / static_cast<float>(i + 1);
+    auto sum_with = [&](int threads) {
+        ThreadPool pool(threads);
+        std::vector<float> partial(100);
+        pool.parallel_for(static_cast<std::int64_t>(values.size()), 1000, [&](std::int64_t begin, std::int64_t end) {
+            float s = 0;
+            for (std::int64_t i = begin; i < end; ++i) s += values[static_cast<std::size_t>(i)];
+            partial[static_cast<std::size_t>(begin / 1000)] = s;
+        });
+        return std::accumulate(partial.begin(), partial.end(), 0.0f);  // combined in chunk order
+    };
+    const float reference = sum_with(1);
+    for (int threads : {2, 3, 7}) EXPECT_EQ(sum_with(threads), reference);
+}
+
+TEST(ThreadPool, NestedCallsRunInlineWithoutDeadlock) {
+    ThreadPool pool(3);
+    std::atomic<int> inner_items{0};
+    pool.run(8, [&](std::int64_t) {
+        pool.run(4, [&](std::int64_t) { inner_items++; });
+    });
+    EXPECT_EQ(inner_items.load(), 32);
+}
+
+TEST(ThreadPool, ManySmallJobsInARow) {
+    ThreadPool pool(2);
+    std::atomic<std::int64_t> total{0};
+    for (int job = 0; job < 2000; ++job) {
+        pool.run(3, [&](std::int64_t i) { total += i; });
+    }
+    EXPECT_EQ(total.load(), 2000 * 3);
+}
+
+TEST(ThreadPool, RejectsZeroThreads) { EXPECT_THROW(ThreadPool(0), std::exception); }
+
+}  // namespace
+}  // namespace forge
