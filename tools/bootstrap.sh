@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install what forge needs to build and test on Debian 12, and nothing that is already there.
+# Idempotent: a second run installs nothing and exits quickly.
+#
+#   bash tools/bootstrap.sh
+set -euo pipefail
+
+packages=(
+    g++ meson ninja-build pkg-config python3   # toolchain (python3 runs the meson helper scripts)
+    libcli11-dev                # CLI11: command-line parsing
+    libspdlog-dev libfmt-dev    # spdlog + {fmt}: logging and formatting
+    libgtest-dev libgmock-dev   # GoogleTest
+    libxsimd-dev                # xsimd: portable SIMD for the simd kernel backend
+    libcpp-httplib-dev          # cpp-httplib: the HTTP server of `forge serve`
+    nlohmann-json3-dev          # nlohmann/json: JSON in and out
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "bootstrap: all ${#packages[@]} packages are installed"
+    exit 0
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
