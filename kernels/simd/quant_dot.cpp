@@ -1,0 +1,159 @@
+// Quantized dot products, simd backend: the integer part of each block on AVX2 (and
+// AVX-512 VNNI's vpdpbusd where the build targets it), the per-block float step exactly as
+// in the scalar specification (kernels/quant_dot.h), so results are bit-identical.
+// The byte-product tricks follow ggml's x86 kernels (ggml-cpu/arch/x86/quants.c, MIT).
+#include "kernels/quant_dot.h"
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+namespace forge::kernels::simd {
+
+#if defined(__AVX2__)
+
+namespace {
+
+float half(f16_bits h) { return f16_to_f32(h); }
+
+// Σ over each group of four of u[i] * s[i] (u unsigned bytes up to 128, s signed bytes):
+// eight int32 lanes, lane k covering bytes 4k..4k+3. Exact: with |u| ≤ 128 and |s| ≤ 128 the
+// 16-bit pair sums of vpmaddubsw cannot saturate.
+inline __m256i dot_groups(__m256i u, __m256i s) {
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s);
+#else
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+#endif
+}
+
+inline int horizontal_sum(__m256i v) {
+    const __m128i sum4 = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    const __m128i sum2 = _mm_add_epi32(sum4, _mm_unpackhi_epi64(sum4, sum4));
+    const __m128i sum1 = _mm_add_epi32(sum2, _mm_shuffle_epi32(sum2, 1));
+    return _mm_cvtsi128_si32(sum1);
+}
+
+inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+
+// The 32 nibbles of 16 bytes, low nibbles first (elements 0..15), then high (16..31).
+inline __m256i unpack_nibbles_16(const std::uint8_t* qs) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+    const __m128i mask = _mm_set1_epi8(0x0F);
+    const __m128i low = _mm_and_si128(bytes, mask);
+    const __m128i high = _mm_and_si128(_mm_srli_epi16(bytes, 4), mask);
+    return _mm256_set_m128i(high, low);
+}
+
+}  // namespace
+
+float dot(std::span<const BlockQ8_0> w, std::span<const BlockQ8_0> a) noexcept {
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const __m256i wq = load32(w[i].qs.data());
+        const __m256i aq = load32(a[i].qs.data());
+        // |w| * (a with w's sign) = w * a, with the unsigned operand first as vpmaddubsw wants.
+        const int isum = horizontal_sum(dot_groups(_mm256_abs_epi8(wq), _mm256_sign_epi8(aq, wq)));
+        sum += half(w[i].d) * half(a[i].d) * static_cast<float>(isum);
+    }
+    return sum;
+}
+
+float dot(std::span<const BlockQ4_0> w, std::span<const BlockQ8_0> a) noexcept {
+    const __m256i eight = _mm256_set1_epi8(8);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const __m256i q = unpack_nibbles_16(w[i].qs.data());
+        const __m256i aq = load32(a[i].qs.data());
+        // Σ (q - 8) a = Σ q a - Σ 8 a, both with non-negative first operands.
+        const __m256i lanes = _mm256_sub_epi32(dot_groups(q, aq), dot_groups(eight, aq));
+        sum += half(w[i].d) * half(a[i].d) * static_cast<float>(horizontal_sum(lanes));
+    }
+    return sum;
+}
+
+float dot(std::span<const BlockQ4_K> w, std::span<const BlockQ8_K> a) noexcept {
+    const __m256i mask = _mm256_set1_epi8(0x0F);
+    const __m256i ones = _mm256_set1_epi8(1);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        __m256i isum = _mm256_setzero_si256();
+        __m256i imin = _mm256_setzero_si256();
+        for (int chunk = 0; chunk < 4; ++chunk) {
+            const __m256i bytes = load32(w[i].qs.data() + 32 * chunk);
+            const __m256i low = _mm256_and_si256(bytes, mask);
+            const __m256i high = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
+            const __m256i a0 = load32(a[i].qs.data() + 64 * chunk);
+            const __m256i a1 = load32(a[i].qs.data() + 64 * chunk + 32);
+            const auto s0 = unpack_scale_min_k4(2 * chunk, w[i].scales);
+            const auto s1 = unpack_scale_min_k4(2 * chunk + 1, w[i].scales);
+            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(low, a0), _mm256_set1_epi32(s0.scale)));
+            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(high, a1), _mm256_set1_epi32(s1.scale)));
+            imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(ones, a0), _mm256_set1_epi32(s0.min)));
+            imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(ones, a1), _mm256_set1_epi32(s1.min)));
+        }
+        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(isum)) -
+               a[i].d * half(w[i].dmin) * static_cast<float>(horizontal_sum(imin));
+    }
+    return sum;
+}
+
+float dot(std::span<const BlockQ6_K> w, std::span<const BlockQ8_K> a) noexcept {
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const __m256i low2 = _mm256_set1_epi8(0x03);
+    const __m256i offset = _mm256_set1_epi8(32);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        __m256i isum = _mm256_setzero_si256();
+        for (int h = 0; h < 2; ++h) {
+            const __m256i ql0 = load32(w[i].ql.data() + 64 * h);
+            const __m256i ql1 = load32(w[i].ql.data() + 64 * h + 32);
+            const __m256i qh = load32(w[i].qh.data() + 32 * h);
+            // Elements 128h + 32k + l for k = 0..3 (see the scalar decoder for the packing).
+            const __m256i q[4] = {
+                _mm256_or_si256(_mm256_and_si256(ql0, low4), _mm256_slli_epi16(_mm256_and_si256(qh, low2), 4)),
+                _mm256_or_si256(_mm256_and_si256(ql1, low4),
+                                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), low2), 4)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
+                                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), low2), 4)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
+                                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), low2), 4)),
+            };
+            for (int k = 0; k < 4; ++k) {
+                const __m256i aq = load32(a[i].qs.data() + 128 * h + 32 * k);
+                // Σ (q - 32) a per group of four; lanes 0-3 are sub-block 2k, lanes 4-7 sub-block 2k+1.
+                const __m256i lanes = _mm256_sub_epi32(dot_groups(q[k], aq), dot_groups(offset, aq));
+                const int sub = 8 * h + 2 * k;
+                const int s0 = w[i].scales[static_cast<std::size_t>(sub)];
+                const int s1 = w[i].scales[static_cast<std::size_t>(sub + 1)];
+                isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(lanes, _mm256_setr_epi32(s0, s0, s0, s0, s1, s1, s1, s1)));
+            }
+        }
+        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(isum));
+    }
+    return sum;
+}
+
+#else  // no AVX2: the scalar kernels are the fast ones too
+
+float dot(std::span<const BlockQ8_0> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ4_0> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ4_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ6_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+
+#endif
+
+// Formats without a hand-written kernel yet: the specification itself.
+float dot(std::span<const BlockQ4_1> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ5_0> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ5_1> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockIQ4_NL> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ2_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ3_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ5_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ8_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockIQ4_XS> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockTQ1_0> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockTQ2_0> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+
+}  // namespace forge::kernels::simd
