@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1024));
 
     forge::app::CommandTable commands;
-    // forge::app::add_bench_command(forge, commands);
+    forge::app::add_bench_command(forge, commands);
     forge::app::add_gguf_command(forge, commands);
 
     try {

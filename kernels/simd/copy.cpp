@@ -1,9 +1,62 @@
 #include "kernels/copy.h"
 
+#include "kernels/simd/transpose.h"
+
+#include <algorithm>
 #include <array>
 #include <cstring>
 
 namespace forge::kernels::simd {
+namespace {
+
+// dst[i*cols + j] = src[i + j*column_stride] for a plane of 4-byte elements whose source runs
+// contiguously down the columns: a transpose. Walking it row by row would touch a new cache
+// line (and often a new page) per element; 16 x 16 tiles read and write whole lines instead.
+void transpose_plane(const std::uint32_t* src, std::int64_t column_stride, std::int64_t rows, std::int64_t cols,
+                     std::uint32_t* dst) {
+    constexpr std::int64_t kTile = 16;
+    for (std::int64_t i0 = 0; i0 < rows; i0 += kTile) {
+        for (std::int64_t j0 = 0; j0 < cols; j0 += kTile) {
+            const std::int64_t height = std::min(kTile, rows - i0), width = std::min(kTile, cols - j0);
+#if defined(__AVX512F__)
+            if (height == kTile && width == kTile) {
+                __m512 tile[kTile];
+                for (std::int64_t j = 0; j < kTile; ++j) tile[j] = _mm512_loadu_ps(src + i0 + (j0 + j) * column_stride);
+                transpose16(tile);
+                for (std::int64_t i = 0; i < kTile; ++i) _mm512_storeu_ps(dst + (i0 + i) * cols + j0, tile[i]);
+                continue;
+            }
+#endif
+            for (std::int64_t i = 0; i < height; ++i) {
+                for (std::int64_t j = 0; j < width; ++j) dst[(i0 + i) * cols + j0 + j] = src[i0 + i + (j0 + j) * column_stride];
+            }
+        }
+    }
+}
+
+// The last two axes form a transposed plane (the second-to-last has stride 1): copy plane by
+// plane, walking the outer axes with an odometer.
+void copy_transposed_planes(const StridedCopy& copy) {
+    const std::size_t rank = copy.shape.size();
+    const std::int64_t rows = copy.shape[rank - 2], cols = copy.shape[rank - 1];
+    std::int64_t planes = 1;
+    for (std::size_t axis = 0; axis + 2 < rank; ++axis) planes *= copy.shape[axis];
+    std::array<std::int64_t, 16> index{};
+    std::int64_t offset = 0;
+    const auto* src = reinterpret_cast<const std::uint32_t*>(copy.src);
+    auto* dst = reinterpret_cast<std::uint32_t*>(copy.dst);
+    for (std::int64_t plane = 0; plane < planes; ++plane) {
+        transpose_plane(src + offset, copy.strides[rank - 1], rows, cols, dst + plane * rows * cols);
+        for (std::size_t axis = rank - 2; axis-- > 0;) {
+            offset += copy.strides[axis];
+            if (++index[axis] < copy.shape[axis]) break;
+            offset -= copy.strides[axis] * copy.shape[axis];
+            index[axis] = 0;
+        }
+    }
+}
+
+}  // namespace
 
 void copy_strided(const StridedCopy& copy) noexcept {
     const std::size_t rank = copy.shape.size();
@@ -12,6 +65,12 @@ void copy_strided(const StridedCopy& copy) noexcept {
     if (total == 0) return;
     if (rank == 0) {
         std::memcpy(copy.dst, copy.src, copy.element_bytes);
+        return;
+    }
+
+    if (rank >= 2 && copy.element_bytes == 4 && copy.strides[rank - 2] == 1 && copy.strides[rank - 1] != 1 &&
+        copy.shape[rank - 2] > 1) {
+        copy_transposed_planes(copy);
         return;
     }
 

@@ -1,0 +1,11 @@
+// `forge bench ...`: the benchmark group. Each benchmark is a sub-subcommand in a file of
+// its own (bench_ops.cpp, ...) that adds itself under the group with add_bench_*_command.
+#pragma once
+
+#include "app/commands.h"
+
+namespace forge::app {
+
+void add_bench_ops_command(CLI::App& bench, CommandTable& commands);
+
+}  // namespace forge::app
