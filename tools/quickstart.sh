@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install what is missing, build forge (simd backend, tuned for this machine), and run its
+# main job on bundled data — no download.
+#
+#   bash tools/quickstart.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tools/bootstrap.sh
+[[ -d build ]] || meson setup build -Dkernel_backend=simd
+meson compile -C build
+./build/app/forge --version
+echo
+# The main job until a bundled chat model exists: train a classifier on the two-spirals task
+# from scratch on the CPU, with every layer of the stack (tensors, kernels, autograd, optimizer).
+./build/app/forge train spirals
