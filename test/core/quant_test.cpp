@@ -1,0 +1,154 @@
+// The quantization front-end: tensor-level quantize/dequantize agree with the kernels and
+// with themselves across thread counts, quant_matmul matches double-precision math on the
+// decoded operands, and the decode path (one row of x) allocates nothing once warm.
+#include "core/ops/quant_matmul.h"
+#include "core/quant/quantize.h"
+#include "core/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <new>
+#include <random>
+
+// Counting allocations: every operator new in this test binary goes through here; counting is
+// switched on only around the call under test.
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+    if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace forge {
+namespace {
+
+Tensor random_tensor(const Shape& shape, std::uint32_t seed, float scale = 1.0f) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, scale);
+    Tensor t = Tensor::empty(shape);
+    for (auto& v : t.span<float>()) v = normal(rng);
+    return t;
+}
+
+const DType kEncodable[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K,
+                            DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_K, DType::TQ1_0,
+                            DType::TQ2_0, DType::F16,  DType::BF16};
+
+TEST(Quant, CapabilitiesAreConsistent) {
+    for (const DType t : kEncodable) {
+        EXPECT_TRUE(quant::can_encode(t)) << dtype_name(t);
+        EXPECT_TRUE(quant::can_decode(t)) << dtype_name(t);
+    }
+    EXPECT_TRUE(quant::can_decode(DType::IQ4_NL));
+    EXPECT_FALSE(quant::can_encode(DType::IQ4_NL));
+    EXPECT_FALSE(quant::can_decode(DType::IQ2_XXS));  // absent rather than approximately right
+    EXPECT_FALSE(quant::has_dot_kernel(DType::F32));
+    EXPECT_TRUE(quant::has_dot_kernel(DType::Q6_K));
+}
+
+TEST(Quant, RoundTripErrorIsSmallAndThreadCountDoesNotMatter) {
+    const Tensor x = random_tensor({8, 512}, 1);
+    for (const DType t : kEncodable) {
+        ThreadPool::set_global_threads(1);
+        const Tensor q1 = quant::quantize(x, t);
+        ThreadPool::set_global_threads(3);
+        const Tensor q3 = quant::quantize(x, t);
+        ASSERT_EQ(q1.nbytes(), dtype_bytes(t, 8 * 512));
+        EXPECT_EQ(std::memcmp(q1.raw_data(), q3.raw_data(), q1.nbytes()), 0) << dtype_name(t);
+        const Tensor back = quant::dequantize(q3);
+        EXPECT_EQ(back.shape(), x.shape());
+        double err = 0, ref = 0;
+        const auto a = x.span<float>(), b = back.span<float>();
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            err += (a[i] - b[i]) * (a[i] - b[i]);
+            ref += a[i] * a[i];
+        }
+        const double rel = std::sqrt(err / ref);
+        // Ternary formats only keep signs; everything else is a real 2..8-bit code.
+        EXPECT_LT(rel, t == DType::TQ1_0 || t == DType::TQ2_0 ? 0.9 : 0.5) << dtype_name(t);
+    }
+    ThreadPool::set_global_threads(ThreadPool::default_threads());
+}
+
+TEST(Quant, RejectsBadInput) {
+    EXPECT_THROW(quant::quantize(random_tensor({3, 48}, 2), DType::Q4_0), Error);  // 48 % 32 != 0
+    EXPECT_THROW(quant::quantize(random_tensor({1, 256}, 2), DType::IQ2_XS), Error);
+    EXPECT_THROW(quant::quantize(Tensor::zeros({1, 32}, DType::F16), DType::Q4_0), Error);
+}
+
+// y = x · Wᵀ from decoded weights and decoded activation blocks, in double.
+Tensor reference_matmul(const Tensor& x, const Tensor& w) {
+    const DType act = dtype_traits(w.dtype()).block_size == 32 ? DType::Q8_0 : DType::Q8_K;
+    const Tensor xq = quant::dequantize(quant::quantize(x, act));
+    const Tensor wf = quant::dequantize(w);
+    const std::int64_t m = x.size(0), n = w.size(0), k = w.size(1);
+    Tensor y = Tensor::empty({m, n});
+    for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+            double s = 0;
+            for (std::int64_t l = 0; l < k; ++l) s += static_cast<double>(xq.span<float>()[i * k + l]) * wf.span<float>()[j * k + l];
+            y.span<float>()[i * n + j] = static_cast<float>(s);
+        }
+    }
+    return y;
+}
+
+TEST(QuantMatmul, MatchesDoublePrecisionOnDecodedOperands) {
+    const DType formats[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K,
+                             DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::TQ2_0};
+    for (const DType t : formats) {
+        const Tensor w = quant::quantize(random_tensor({24, 512}, 3, 0.05f), t);
+        for (const std::int64_t m : {1, 5}) {
+            const Tensor x = random_tensor({m, 512}, 4);
+            const Tensor y = quant_matmul(x, w);
+            const Tensor want = reference_matmul(x, w);
+            ASSERT_EQ(y.shape(), (Shape{m, 24}));
+            for (std::int64_t i = 0; i < y.numel(); ++i) {
+                EXPECT_NEAR(y.span<float>()[i], want.span<float>()[i], 1e-4) << dtype_name(t) << " m=" << m;
+            }
+        }
+    }
+}
+
+TEST(QuantMatmul, ResultsDoNotDependOnThreadCount) {
+    const Tensor w = quant::quantize(random_tensor({300, 1024}, 5, 0.05f), DType::Q4_K);
+    const Tensor x = random_tensor({3, 1024}, 6);
+    ThreadPool::set_global_threads(1);
+    const Tensor a = quant_matmul(x, w);
+    ThreadPool::set_global_threads(4);
+    const Tensor b = quant_matmul(x, w);
+    ThreadPool::set_global_threads(ThreadPool::default_threads());
+    EXPECT_EQ(std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()), 0);
+}
+
+TEST(QuantMatmul, DecodePathDoesNotAllocate) {
+    for (const DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
+        const Tensor w = quant::quantize(random_tensor({512, 2048}, 7, 0.05f), t);
+        const Tensor x = random_tensor({1, 2048}, 8);
+        const Tensor y = Tensor::empty({1, 512});
+        quant_matmul_into(x, w, y);  // warm up: the activation scratch grows once
+        g_allocations = 0;
+        g_counting = true;
+        for (int i = 0; i < 5; ++i) quant_matmul_into(x, w, y);
+        g_counting = false;
+        EXPECT_EQ(g_allocations.load(), 0) << dtype_name(t);
+    }
+}
+
+TEST(QuantMatmul, RejectsMismatchedShapes) {
+    const Tensor w = quant::quantize(random_tensor({4, 64}, 9), DType::Q8_0);
+    EXPECT_THROW(quant_matmul(random_tensor({1, 32}, 1), w), Error);
+    EXPECT_THROW(quant_matmul(random_tensor({1, 64}, 1), random_tensor({4, 64}, 1)), Error);  // f32 weights
+}
+
+}  // namespace
+}  // namespace forge
