@@ -2,6 +2,7 @@
 // intermediates, and determinism across thread counts.
 #include "test/core/autograd/test_util.h"
 
+#include "core/ops/unary.h"
 #include "core/thread_pool.h"
 
 #include <gmock/gmock.h>
