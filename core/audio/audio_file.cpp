@@ -1,0 +1,101 @@
+#include "core/audio/audio_file.h"
+
+#include "core/error.h"
+
+#include <fmt/format.h>
+#include <sndfile.h>
+
+#include <memory>
+
+namespace forge::audio {
+namespace {
+
+struct SndfileCloser {
+    void operator()(SNDFILE* file) const { sf_close(file); }
+};
+using SndfileHandle = std::unique_ptr<SNDFILE, SndfileCloser>;
+
+int sndfile_format(const WriteFormat& f, const std::filesystem::path& path) {
+    if (f.container == Container::Flac) {
+        if (f.sample == SampleFormat::Pcm16) return SF_FORMAT_FLAC | SF_FORMAT_PCM_16;
+        if (f.sample == SampleFormat::Pcm24) return SF_FORMAT_FLAC | SF_FORMAT_PCM_24;
+        fail("{}: FLAC holds 16 or 24-bit samples only", path.string());
+    }
+    switch (f.sample) {
+        case SampleFormat::Pcm16: return SF_FORMAT_WAV | SF_FORMAT_PCM_16;
+        case SampleFormat::Pcm24: return SF_FORMAT_WAV | SF_FORMAT_PCM_24;
+        case SampleFormat::Pcm32: return SF_FORMAT_WAV | SF_FORMAT_PCM_32;
+        case SampleFormat::Float32: return SF_FORMAT_WAV | SF_FORMAT_FLOAT;
+    }
+    return 0;
+}
+
+}  // namespace
+
+Audio read_audio(const std::filesystem::path& path) {
+    SF_INFO info{};
+    SndfileHandle file(sf_open(path.c_str(), SFM_READ, &info));
+    if (!file) throw FormatError(fmt::format("{}: cannot read audio: {}", path.string(), sf_strerror(nullptr)));
+    Audio audio;
+    audio.channels = info.channels;
+    audio.sample_rate = info.samplerate;
+    audio.samples.resize(static_cast<std::size_t>(info.frames) * static_cast<std::size_t>(info.channels));
+    // Integer PCM scales by a power of two here, so the decode is exact (int / 2^(bits-1)).
+    sf_command(file.get(), SFC_SET_NORM_FLOAT, nullptr, SF_TRUE);
+    const sf_count_t got = sf_readf_float(file.get(), audio.samples.data(), info.frames);
+    if (got != info.frames)
+        throw FormatError(fmt::format("{}: truncated audio: {} of {} frames", path.string(), got, info.frames));
+    return audio;
+}
+
+void write_audio(const std::filesystem::path& path, const Audio& audio, const WriteFormat& format) {
+    SF_INFO info{};
+    info.channels = audio.channels;
+    info.samplerate = audio.sample_rate;
+    info.format = sndfile_format(format, path);
+    check(sf_format_check(&info) != 0, "{}: libsndfile cannot write this format", path.string());
+    std::filesystem::path temporary = path;
+    temporary += ".tmp";
+    {
+        SndfileHandle file(sf_open(temporary.c_str(), SFM_WRITE, &info));
+        if (!file) fail("{}: cannot write audio: {}", temporary.string(), sf_strerror(nullptr));
+        // Float data clipped to [-1, 1] when the file holds integers (no wrap-around).
+        sf_command(file.get(), SFC_SET_CLIPPING, nullptr, SF_TRUE);
+        const auto frames = static_cast<sf_count_t>(audio.frames());
+        if (sf_writef_float(file.get(), audio.samples.data(), frames) != frames)
+            fail("{}: short write: {}", temporary.string(), sf_strerror(file.get()));
+    }
+    std::filesystem::rename(temporary, path);
+}
+
+std::vector<float> channel_of(const Audio& audio, int channel) {
+    const std::size_t frames = audio.frames();
+    const auto c = static_cast<std::size_t>(audio.channels);
+    std::vector<float> out(frames);
+    for (std::size_t t = 0; t < frames; ++t) {
+        if (channel >= 0) {
+            out[t] = audio.samples[t * c + static_cast<std::size_t>(channel)];
+        } else {
+            float sum = 0.0f;
+            for (std::size_t k = 0; k < c; ++k) sum += audio.samples[t * c + k];
+            out[t] = sum / static_cast<float>(c);
+        }
+    }
+    return out;
+}
+
+Container container_for(const std::filesystem::path& path) {
+    auto ext = path.extension().string();
+    for (auto& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return ext == ".flac" ? Container::Flac : Container::Wav;
+}
+
+SampleFormat parse_sample_format(const std::string& name) {
+    if (name == "pcm16") return SampleFormat::Pcm16;
+    if (name == "pcm24") return SampleFormat::Pcm24;
+    if (name == "pcm32") return SampleFormat::Pcm32;
+    if (name == "float") return SampleFormat::Float32;
+    fail("unknown sample format \"{}\" (pcm16, pcm24, pcm32, float)", name);
+}
+
+}  // namespace forge::audio

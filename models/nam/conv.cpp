@@ -1,0 +1,95 @@
+#include "models/nam/conv.h"
+
+#include "core/error.h"
+#include "kernels/backend.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace forge::nam {
+namespace {
+
+kernels::Conv1d conv_call(const ConvWeights& w, ConstSignal in, std::int64_t in_length, Signal out, int frames) {
+    const ConvShape& s = w.shape();
+    kernels::Conv1d call{};
+    call.input = in.data;
+    call.input_row_stride = in.stride;
+    call.in_channels = s.in_channels;
+    call.in_length = in_length;
+    call.weight = w.weight();
+    call.bias = w.bias();
+    call.output = out.data;
+    call.output_row_stride = out.stride;
+    call.out_channels = s.out_channels;
+    call.out_length = frames;
+    call.kernel_size = s.kernel_size;
+    call.dilation = s.dilation;
+    call.groups = s.groups;
+    call.left_pad = 0;  // the caller hands in the history: a "valid" convolution
+    call.out_channel_begin = 0;
+    call.out_channel_end = s.out_channels;
+    call.out_begin = 0;
+    call.out_end = frames;
+    return call;
+}
+
+}  // namespace
+
+ConvWeights::ConvWeights(const ConvShape& shape, WeightCursor& weights, std::string_view what) : shape_(shape) {
+    const auto& s = shape;
+    if (s.in_channels <= 0 || s.out_channels <= 0 || s.kernel_size <= 0 || s.dilation <= 0 || s.groups <= 0 ||
+        s.in_channels % s.groups != 0 || s.out_channels % s.groups != 0)
+        throw FormatError(fmt::format("{}: config: {} has an invalid shape (in {}, out {}, kernel {}, dilation {}, "
+                                      "groups {}; channels must divide by groups)",
+                                      weights.source(), what, s.in_channels, s.out_channels, s.kernel_size,
+                                      s.dilation, s.groups));
+    const auto n = static_cast<std::size_t>(s.out_channels) * (s.in_channels / s.groups) * s.kernel_size;
+    const auto w = weights.take(n, what);
+    weight_.assign(w.begin(), w.end());
+    if (s.bias) {
+        const auto b = weights.take(static_cast<std::size_t>(s.out_channels), what);
+        bias_.assign(b.begin(), b.end());
+    }
+}
+
+ConvShape pointwise(ConvShape shape) {
+    shape.kernel_size = 1;
+    shape.dilation = 1;
+    return shape;
+}
+
+Conv1x1::Conv1x1(ConvShape shape, WeightCursor& weights, std::string_view what)
+    : w_(pointwise(shape), weights, what) {}
+
+void Conv1x1::process(ConstSignal in, Signal out, int frames) const noexcept {
+    kernels::active::conv1d(conv_call(w_, in, frames, out, frames));
+}
+
+CausalConv::CausalConv(ConvShape shape, WeightCursor& weights, std::string_view what) : w_(shape, weights, what) {}
+
+void CausalConv::prepare(int max_frames) {
+    // Room for the history plus at least eight blocks (and at least the history again), so
+    // the rewind's copy of history() frames happens at most once per eight blocks.
+    const std::int64_t extra = std::max<std::int64_t>(8 * max_frames, history());
+    line_.resize(in_channels(), history() + extra);
+    write_ = history();
+}
+
+void CausalConv::process(ConstSignal in, Signal out, int frames) noexcept {
+    const std::int64_t h = history();
+    if (write_ + frames > line_.capacity()) {
+        for (std::int64_t c = 0; c < in_channels(); ++c) {
+            float* row = line_.signal().row(c);
+            std::memmove(row, row + write_ - h, static_cast<std::size_t>(h) * sizeof(float));
+        }
+        write_ = h;
+    }
+    for (std::int64_t c = 0; c < in_channels(); ++c)
+        std::memcpy(line_.signal().row(c) + write_, in.row(c), static_cast<std::size_t>(frames) * sizeof(float));
+    const Signal line = line_.signal();
+    const ConstSignal window{line.data + (write_ - h), line.stride};
+    kernels::active::conv1d(conv_call(w_, window, h + frames, out, frames));
+    write_ += frames;
+}
+
+}  // namespace forge::nam

@@ -1,0 +1,125 @@
+#include "models/nam/nam_file.h"
+
+#include "core/error.h"
+#include "models/nam/json_reader.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <fstream>
+#include <regex>
+
+namespace forge::nam {
+namespace {
+
+struct Version {
+    int major = 0, minor = 0, patch = 0;
+    auto operator<=>(const Version&) const = default;
+};
+
+std::optional<Version> parse_version(std::string_view text) {
+    static const std::regex semver(R"(^(\d+)\.(\d+)\.(\d+)$)");
+    std::match_results<std::string_view::const_iterator> m;
+    if (!std::regex_match(text.begin(), text.end(), m, semver)) return std::nullopt;
+    Version v;
+    int* parts[] = {&v.major, &v.minor, &v.patch};
+    for (int i = 0; i < 3; ++i) {
+        const auto s = m[i + 1];
+        if (std::from_chars(&*s.first, &*s.first + s.length(), *parts[i]).ec != std::errc{}) return std::nullopt;
+    }
+    return v;
+}
+
+std::optional<double> optional_number(const nlohmann::json& object, const char* key) {
+    if (!object.is_object()) return std::nullopt;
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+}
+
+// metadata.training.data.latency: the manual value when the user gave one, else the
+// calibration's recommendation (the trainer's layout since 0.5.4).
+std::optional<int> read_latency(const nlohmann::json& training) {
+    const auto data = training.find("data");
+    if (data == training.end() || !data->is_object()) return std::nullopt;
+    const auto latency = data->find("latency");
+    if (latency == data->end() || !latency->is_object()) return std::nullopt;
+    if (auto manual = optional_number(*latency, "manual")) return static_cast<int>(*manual);
+    const auto calibration = latency->find("calibration");
+    if (calibration == latency->end()) return std::nullopt;
+    if (auto recommended = optional_number(*calibration, "recommended")) return static_cast<int>(*recommended);
+    return std::nullopt;
+}
+
+Metadata read_metadata(const nlohmann::json& document) {
+    Metadata m;
+    const auto it = document.find("metadata");
+    if (it == document.end() || !it->is_object()) return m;
+    m.raw = *it;
+    m.loudness = optional_number(*it, "loudness");
+    m.gain = optional_number(*it, "gain");
+    m.input_level_dbu = optional_number(*it, "input_level_dbu");
+    m.output_level_dbu = optional_number(*it, "output_level_dbu");
+    const auto training = it->find("training");
+    if (training != it->end() && training->is_object()) {
+        m.validation_esr = optional_number(*training, "validation_esr");
+        m.latency = read_latency(*training);
+    }
+    return m;
+}
+
+std::vector<float> read_weights(const JsonReader& root) {
+    const JsonReader list = root.child("weights");
+    const std::size_t n = list.array_size();
+    std::vector<float> weights(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& v = list.value()[i];
+        if (!v.is_number()) list.fail(fmt::format("element {} is not a number: {}", i, v.dump()));
+        weights[i] = v.get<float>();
+    }
+    return weights;
+}
+
+}  // namespace
+
+VersionSupport version_support(std::string_view version) {
+    const auto parsed = parse_version(version);
+    const Version earliest = *parse_version(kEarliestVersion);
+    const Version latest = *parse_version(kLatestVersion);
+    if (!parsed || *parsed < earliest) return VersionSupport::None;
+    if (parsed->major != latest.major || parsed->minor > latest.minor) return VersionSupport::None;
+    return *parsed <= latest ? VersionSupport::Full : VersionSupport::Partial;
+}
+
+NamFile parse_nam(const nlohmann::json& document, const std::string& source) {
+    const JsonReader root(document, source, "");
+    if (!document.is_object()) root.fail("a .nam file is a JSON object");
+    NamFile file;
+    file.source = source;
+    file.version = root.string("version");
+    const VersionSupport support = version_support(file.version);
+    if (support == VersionSupport::None)
+        root.fail_field("version", fmt::format("unsupported .nam version {} (supported: {} to {}, 0.7.x partially)",
+                                               file.version, kEarliestVersion, kLatestVersion));
+    file.partially_supported = support == VersionSupport::Partial;
+    file.architecture = root.string("architecture");
+    file.config = root.child("config").value();
+    file.weights = read_weights(root);
+    if (root.has("sample_rate")) file.sample_rate = root.number("sample_rate");
+    file.metadata = read_metadata(document);
+    return file;
+}
+
+NamFile read_nam_file(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    if (!in) throw FormatError(fmt::format("{}: cannot open the file", path.string()));
+    nlohmann::json document;
+    try {
+        document = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw FormatError(fmt::format("{}: malformed JSON: {}", path.string(), e.what()));
+    }
+    return parse_nam(document, path.string());
+}
+
+}  // namespace forge::nam

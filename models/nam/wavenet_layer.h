@@ -1,0 +1,55 @@
+// One WaveNet layer, as Core's wavenet::detail::Layer (NAM/wavenet/model.cpp, Layer::Process):
+//
+//   z    = conv(x) + input_mixin(condition)          dilated causal conv, 1x1 mixin
+//   z    = activation(z)                             gating none
+//        | activation(z_top) · secondary(z_bottom)  gated   (conv and mixin give 2·bottleneck rows)
+//        | α·activation(z_top) + (1-α)·z_top, α = secondary(z_bottom)   blended
+//   head = head1x1(z) if active, else z              to the head accumulator
+//   next = x + layer1x1(z) if active, else x         to the next layer
+//
+// with FiLM modulations at up to eight points. Core applies layer1x1_post_film only in blended
+// layers (its weights are read in every mode); forge does the same, to render the same audio.
+#pragma once
+
+#include "models/nam/conv.h"
+#include "models/nam/film.h"
+#include "models/nam/wavenet_config.h"
+
+#include <memory>
+#include <optional>
+
+namespace forge::nam {
+
+class WaveNetLayer {
+public:
+    WaveNetLayer(const LayerArrayConfig& array, const WaveNetLayerConfig& layer, WeightCursor& weights,
+                 const std::string& what);
+    void prepare(int max_frames);
+    void process(ConstSignal x, ConstSignal condition, int frames) noexcept;
+
+    ConstSignal next() const { return next_.signal(); }  // channels rows
+    ConstSignal head() const;                            // head_output_size rows
+    const CausalConv& conv() const { return conv_; }
+
+private:
+    void activate(ConstSignal condition, int frames) noexcept;
+    static std::optional<Film> make_film(int condition, int channels, const FilmConfig& config,
+                                         WeightCursor& weights, const std::string& what);
+
+    int channels_, bottleneck_, condition_size_;
+    Gating gating_;
+    Activation activation_, secondary_;
+    CausalConv conv_;
+    Conv1x1 mixin_;
+    std::optional<Conv1x1> layer1x1_, head1x1_;
+    std::optional<Film> conv_pre_, conv_post_, mixin_pre_, mixin_post_, activation_pre_, activation_post_,
+        layer1x1_post_, head1x1_post_;
+    SignalBuffer z_;         // conv output, then the activation (top bottleneck rows)
+    SignalBuffer mix_;       // mixin output
+    SignalBuffer film_in_;   // FiLM-modulated copy of x or of the condition
+    SignalBuffer pre_;       // blended: z before activation
+    SignalBuffer head_;      // head1x1 output
+    SignalBuffer next_;      // x + layer1x1(z)
+};
+
+}  // namespace forge::nam

@@ -1,0 +1,73 @@
+// The real-time promise of forge::nam::Engine: after construction, process() never allocates.
+// This executable replaces the global operator new with one that counts calls, so it lives
+// apart from the other tests.
+#include "models/nam/engine.h"
+#include "models/nam/factory.h"
+#include "models/nam/nam_file.h"
+#include "test/models/nam/fixtures.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+namespace {
+std::atomic<long> g_allocations{0};
+}
+
+void* operator new(std::size_t size) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return operator new(size); }
+void* operator new(std::size_t size, std::align_val_t align) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    const auto a = static_cast<std::size_t>(align);
+    if (void* p = std::aligned_alloc(a, (size + a - 1) / a * a)) return p;
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t size, std::align_val_t align) { return operator new(size, align); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+namespace forge::nam {
+namespace {
+
+class EngineAllocation : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EngineAllocation, ProcessingAllocatesNothing) {
+    FORGE_REQUIRE_NAM_FIXTURES();
+    Engine engine(make_model(read_nam_file(testing::fixtures() / GetParam())), 128);
+    std::vector<float> in(128), out(128);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = 0.3f * static_cast<float>((i * 37) % 17) / 17.0f - 0.15f;
+
+    const long before = g_allocations.load();
+    // Full blocks, ragged blocks and single frames, enough to wrap every conv's line buffer.
+    for (int round = 0; round < 400; ++round) {
+        const std::size_t n = round % 3 == 0 ? 128 : (round % 3 == 1 ? 1 + round % 127 : 1);
+        engine.process(std::span<const float>(in).first(n), std::span<float>(out).first(n));
+    }
+    EXPECT_EQ(g_allocations.load() - before, 0) << "allocations during processing";
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, EngineAllocation,
+                         ::testing::Values("wavenet.nam", "lstm.nam", "wavenet_a1_standard.nam", "A2.nam",
+                                           "wavenet_a2_max.nam", "wavenet_condition_dsp.nam",
+                                           "slimmable_container.nam", "identity/linear_10.nam"),
+                         [](const auto& info) { return "model_" + std::to_string(info.index); });
+
+TEST(EngineAllocation, CounterSeesAllocations) {
+    const long before = g_allocations.load();
+    auto p = std::make_unique<std::vector<int>>(10);
+    EXPECT_GE(g_allocations.load() - before, 2);
+}
+
+}  // namespace
+}  // namespace forge::nam
