@@ -13,6 +13,8 @@ packages=(
     libxsimd-dev                # xsimd: portable SIMD for the simd kernel backend
     libcpp-httplib-dev          # cpp-httplib: the HTTP server of `forge serve`
     nlohmann-json3-dev          # nlohmann/json: JSON in and out
+    libsndfile1-dev             # libsndfile: WAV and FLAC in and out (forge nam)
+    libsamplerate0-dev          # libsamplerate: sample-rate conversion (forge nam)
 )
 
 missing=()
