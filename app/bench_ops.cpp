@@ -4,8 +4,12 @@
 #include "app/bench.h"
 #include "app/machine_info.h"
 #include "app/timing.h"
+#include "core/ops/binary.h"
+#include "core/ops/conv1d.h"
 #include "core/ops/copy.h"
 #include "core/ops/matmul.h"
+#include "core/ops/softmax.h"
+#include "core/ops/unary.h"
 #include "core/tensor.h"
 
 #include <fmt/format.h>
@@ -23,7 +27,7 @@ namespace {
 constexpr int kReps = 7;
 
 struct Measurement {
-    std::string kind;  // "matmul" or "memory"
+    std::string kind;  // "matmul", "conv1d" or "memory"
     std::string name;
     std::string shape;
     double seconds = 0;
@@ -71,7 +75,22 @@ std::vector<Measurement> run_benchmarks() {
         results.push_back({"matmul", "a·b f32", "1024x1024x1024", seconds, 2.0 * 1024 * 1024 * 1024, 3.0 * 4 * 1024 * 1024});
     }
 
+    {
+        // A dilated causal convolution shaped like a neural amp model's layer.
+        const std::int64_t channels = 16, taps = 3, length = 1 << 16;
+        const Tensor signal = random_tensor({1, channels, length});
+        const Tensor weight = random_tensor({channels, channels, taps});
+        const Tensor bias = random_tensor({channels});
+        const double seconds = median_seconds([&] { (void)conv1d(signal, weight, bias, {64}); }, kReps);
+        results.push_back({"conv1d", "conv1d causal d=64", fmt::format("16x16x3 T={}", length), seconds,
+                           2.0 * static_cast<double>(channels * channels * taps * length), 8.0 * channels * length});
+    }
+
     const Tensor x = random_tensor({kElements / 4096, 4096});
+    const Tensor y = random_tensor({kElements / 4096, 4096});
+    results.push_back(bench_memory("add f32", 12, [&] { (void)add(x, y); }));
+    results.push_back(bench_memory("exp f32", 8, [&] { (void)exp(x); }));
+    results.push_back(bench_memory("softmax rows of 4096", 8, [&] { (void)softmax(x); }));
     results.push_back(bench_memory("copy f32 (strided view)", 8, [&] { (void)copy_to_contiguous(x.narrow(1, 0, 4096)); }));
     results.push_back(bench_memory("transpose f32 4096x4096", 8, [&] { (void)x.transpose(0, 1).contiguous(); }));
     results.push_back(bench_memory("convert f32->f16", 6, [&] { (void)x.to(DType::F16); }));

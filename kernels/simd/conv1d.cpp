@@ -14,12 +14,10 @@ constexpr std::int64_t kTimeVectors = 2;
 constexpr std::int64_t kBlockTime = kTimeVectors * kFloatLanes;
 
 // Input samples [source, source + kBlockTime) of one channel, zero outside [0, length): the
-// padding of a causal convolution and the ragged end of the time range.
-void load_window(const float* row, std::int64_t length, std::int64_t source, FloatBatch window[kTimeVectors]) {
-    if (source >= 0 && source + kBlockTime <= length) {
-        for (std::int64_t v = 0; v < kTimeVectors; ++v) window[v] = FloatBatch::load_unaligned(row + source + v * kFloatLanes);
-        return;
-    }
+// padding of a causal convolution and the ragged end of the time range. Only blocks near the
+// ends of the signal come here; kept out of line so the common path stays free of calls.
+[[gnu::noinline]] void load_padded_window(const float* row, std::int64_t length, std::int64_t source,
+                                          FloatBatch window[kTimeVectors]) {
     alignas(64) float padded[kBlockTime];
     for (std::int64_t i = 0; i < kBlockTime; ++i) {
         const std::int64_t s = source + i;
@@ -29,7 +27,8 @@ void load_window(const float* row, std::int64_t length, std::int64_t source, Flo
 }
 
 // Output channels [first, first + Channels) (one group) at times [t0, min(t0 + kBlockTime, t_end)).
-template <std::int64_t Channels>
+// Interior blocks read every tap straight from the input; the others through padded windows.
+template <std::int64_t Channels, bool Interior>
 void conv_block(const Conv1d& conv, std::int64_t first, std::int64_t t0, std::int64_t t_end) {
     const std::int64_t in_per_group = conv.in_channels / conv.groups;
     const std::int64_t first_input = first / (conv.out_channels / conv.groups) * in_per_group;
@@ -45,8 +44,15 @@ void conv_block(const Conv1d& conv, std::int64_t first, std::int64_t t0, std::in
     for (std::int64_t i = 0; i < in_per_group; ++i) {
         const float* row = conv.input + (first_input + i) * conv.input_row_stride;
         for (std::int64_t k = 0; k < taps; ++k) {
+            const std::int64_t source = t0 + k * conv.dilation - conv.left_pad;
             FloatBatch window[kTimeVectors];
-            load_window(row, conv.in_length, t0 + k * conv.dilation - conv.left_pad, window);
+            if constexpr (Interior) {
+                for (std::int64_t v = 0; v < kTimeVectors; ++v) {
+                    window[v] = FloatBatch::load_unaligned(row + source + v * kFloatLanes);
+                }
+            } else {
+                load_padded_window(row, conv.in_length, source, window);
+            }
 #pragma GCC unroll 8
             for (std::int64_t c = 0; c < Channels; ++c) {
                 const FloatBatch w(weights[c * weight_stride + i * taps + k]);
@@ -69,23 +75,31 @@ void conv_block(const Conv1d& conv, std::int64_t first, std::int64_t t0, std::in
 }
 
 // Output channels [first, last) of one group, in blocks of 8, 4, 2, 1.
+template <bool Interior>
 void conv_channels(const Conv1d& conv, std::int64_t first, std::int64_t last, std::int64_t t0) {
     while (first < last) {
         const std::int64_t left = last - first;
         if (left >= 8) {
-            conv_block<8>(conv, first, t0, conv.out_end);
+            conv_block<8, Interior>(conv, first, t0, conv.out_end);
             first += 8;
         } else if (left >= 4) {
-            conv_block<4>(conv, first, t0, conv.out_end);
+            conv_block<4, Interior>(conv, first, t0, conv.out_end);
             first += 4;
         } else if (left >= 2) {
-            conv_block<2>(conv, first, t0, conv.out_end);
+            conv_block<2, Interior>(conv, first, t0, conv.out_end);
             first += 2;
         } else {
-            conv_block<1>(conv, first, t0, conv.out_end);
+            conv_block<1, Interior>(conv, first, t0, conv.out_end);
             first += 1;
         }
     }
+}
+
+// Whether every tap of the block at t0 reads inside the input (no padding, no ragged end).
+bool is_interior(const Conv1d& conv, std::int64_t t0) {
+    const std::int64_t first_source = t0 - conv.left_pad;
+    const std::int64_t last_source = t0 + (conv.kernel_size - 1) * conv.dilation - conv.left_pad + kBlockTime;
+    return first_source >= 0 && last_source <= conv.in_length && t0 + kBlockTime <= conv.out_end;
 }
 
 }  // namespace
@@ -97,7 +111,8 @@ void conv1d(const Conv1d& conv) noexcept {
         for (std::int64_t o = conv.out_channel_begin; o < conv.out_channel_end;) {
             const std::int64_t group_end = (o / out_per_group + 1) * out_per_group;
             const std::int64_t last = std::min(group_end, conv.out_channel_end);
-            conv_channels(conv, o, last, t0);
+            if (is_interior(conv, t0)) conv_channels<true>(conv, o, last, t0);
+            else conv_channels<false>(conv, o, last, t0);
             o = last;
         }
     }
