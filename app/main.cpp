@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
     forge::app::CommandTable commands;
     forge::app::add_bench_command(forge, commands);
     forge::app::add_gguf_command(forge, commands);
+    forge::app::add_quantize_command(forge, commands);
 
     try {
         forge.parse(argc, argv);

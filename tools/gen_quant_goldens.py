@@ -66,7 +66,7 @@ TO_FLOAT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int
 
 
 def find_lib():
-    c = glob.glob("/tmp/llm-oracles/node_modules/@node-llama-cpp/linux-x64/bins/*/libggml-base.so")
+    c = glob.glob("/tmp/q-oracles/node_modules/@node-llama-cpp/linux-x64/bins/*/libggml-base.so")
     if not c:
         sys.exit("libggml-base.so not found: copy ../shared/oracles/llm to /tmp/llm-oracles and run setup.sh, or pass --lib")
     return c[0]
