@@ -39,6 +39,7 @@ private:
 
 void add_bench_command(CLI::App& forge, CommandTable& commands);
 void add_gguf_command(CLI::App& forge, CommandTable& commands);
+void add_nam_command(CLI::App& forge, CommandTable& commands);
 void add_quantize_command(CLI::App& forge, CommandTable& commands);
 void add_train_command(CLI::App& forge, CommandTable& commands);
 

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
     forge::app::CommandTable commands;
     forge::app::add_bench_command(forge, commands);
     forge::app::add_gguf_command(forge, commands);
+    forge::app::add_nam_command(forge, commands);
     forge::app::add_quantize_command(forge, commands);
     forge::app::add_train_command(forge, commands);
 

@@ -1,0 +1,164 @@
+// `forge nam`: Neural Amp Modeler models.
+//   forge nam run MODEL.nam IN.wav OUT.wav [--input-gain dB] [--normalize] [--slim X] [--format F] [--fast-tanh]
+//   forge nam info MODEL.nam
+//   forge nam bench MODEL.nam [--block 64] [--seconds 2] [--json]
+#include "app/commands.h"
+#include "core/audio/audio_file.h"
+#include "core/audio/resample.h"
+#include "core/error.h"
+#include "models/nam/engine.h"
+#include "models/nam/factory.h"
+#include "models/nam/nam_file.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+namespace forge::app {
+namespace {
+
+struct NamOptions {
+    std::string model, input, output, format;
+    double input_gain_db = 0.0;
+    bool normalize = false;
+    bool fast_tanh = false;
+    std::optional<double> slim;
+    int block = 64;
+    double seconds = 2.0;
+    bool json = false;
+};
+
+nam::NamFile load(const std::string& path) {
+    nam::NamFile file = nam::read_nam_file(path);
+    if (file.partially_supported)
+        spdlog::warn("{}: version {} is newer than {}; loading with partial support (as Core does)", path,
+                     file.version, nam::kLatestVersion);
+    return file;
+}
+
+nam::ModelOptions model_options(const NamOptions& o, const nam::NamFile& file) {
+    if (o.slim && !nam::is_slimmable(file)) fail("--slim: {} is not a slimmable model", o.model);
+    return {{o.fast_tanh}, o.slim};
+}
+
+int run(const NamOptions& o) {
+    const nam::NamFile file = load(o.model);
+    nam::Engine engine(nam::make_model(file, model_options(o, file)), 64);  // Core's render uses 64
+    const audio::Audio in = audio::read_audio(o.input);
+    if (in.channels != 1) spdlog::warn("{}: {} channels; rendering their mean", o.input, in.channels);
+    std::vector<float> signal = audio::channel_of(in, in.channels == 1 ? 0 : -1);
+    int rate = in.sample_rate;
+    if (file.sample_rate && std::abs(*file.sample_rate - rate) > 0.5) {
+        spdlog::warn("{} is {} Hz but the model expects {} Hz: resampling the input (libsamplerate), and the output "
+                     "back to {} Hz", o.input, rate, *file.sample_rate, rate);
+        signal = audio::resample(signal, rate, *file.sample_rate);
+    }
+    if (o.input_gain_db != 0.0) {
+        const auto g = static_cast<float>(std::pow(10.0, o.input_gain_db / 20.0));
+        for (float& x : signal) x *= g;
+    }
+    std::vector<float> out = nam::render(engine, signal);
+    if (file.sample_rate && std::abs(*file.sample_rate - rate) > 0.5) out = audio::resample(out, *file.sample_rate, rate);
+    if (o.normalize) {
+        // The NAM plugin's output normalization: bring the model's loudness to -18 dB.
+        if (!file.metadata.loudness) fail("--normalize: {} has no loudness in its metadata", o.model);
+        const auto g = static_cast<float>(std::pow(10.0, (-18.0 - *file.metadata.loudness) / 20.0));
+        for (float& x : out) x *= g;
+    }
+    audio::WriteFormat format{audio::container_for(o.output),
+                              o.format.empty() ? audio::SampleFormat::Float32 : audio::parse_sample_format(o.format)};
+    if (format.container == audio::Container::Flac && o.format.empty()) format.sample = audio::SampleFormat::Pcm24;
+    audio::write_audio(o.output, {out, 1, rate}, format);
+    spdlog::info("wrote {} samples to {}", out.size(), o.output);
+    return 0;
+}
+
+std::string optional_text(const std::optional<double>& v, const char* unit) {
+    return v ? fmt::format("{:.4g}{}", *v, unit) : "-";
+}
+
+int info(const NamOptions& o) {
+    const nam::NamFile file = load(o.model);
+    const auto model = nam::make_model(file, {{o.fast_tanh}, o.slim});
+    const auto& m = file.metadata;
+    fmt::print("file:          {}\n", o.model);
+    fmt::print("version:       {}\n", file.version);
+    fmt::print("architecture:  {}\n", model->describe());
+    fmt::print("weights:       {}\n", file.weights.size());
+    fmt::print("sample rate:   {}\n", file.sample_rate ? fmt::format("{} Hz", *file.sample_rate) : "unknown");
+    fmt::print("prewarm:       {} samples\n", model->prewarm_samples());
+    fmt::print("slimmable:     {}\n", nam::is_slimmable(file) ? "yes (--slim 0..1)" : "no");
+    fmt::print("loudness:      {}\n", optional_text(m.loudness, " dB"));
+    fmt::print("gain:          {}\n", optional_text(m.gain, ""));
+    fmt::print("input level:   {}\n", optional_text(m.input_level_dbu, " dBu"));
+    fmt::print("output level:  {}\n", optional_text(m.output_level_dbu, " dBu"));
+    fmt::print("validation ESR:{}\n", " " + optional_text(m.validation_esr, ""));
+    for (const char* key : {"name", "modeled_by", "gear_type", "gear_make", "gear_model", "tone_type"})
+        if (m.raw.contains(key) && m.raw[key].is_string()) fmt::print("{:<15}{}\n", std::string(key) + ":", m.raw[key].get<std::string>());
+    return 0;
+}
+
+int bench(const NamOptions& o) {
+    const nam::NamFile file = load(o.model);
+    nam::Engine engine(nam::make_model(file, model_options(o, file)), o.block);
+    const double rate = file.sample_rate.value_or(48000.0);
+    const auto blocks = static_cast<long>(std::ceil(o.seconds * rate / o.block));
+    std::vector<float> in(static_cast<std::size_t>(o.block)), out(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = 0.1f * std::sin(0.05f * static_cast<float>(i));
+    for (long b = 0; b < blocks / 10 + 1; ++b) engine.process(in, out);  // warm up
+    const auto start = std::chrono::steady_clock::now();
+    for (long b = 0; b < blocks; ++b) engine.process(in, out);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double audio_seconds = static_cast<double>(blocks) * o.block / rate;
+    const double rtf = audio_seconds / elapsed;
+    const double us_per_block = elapsed / static_cast<double>(blocks) * 1e6;
+    if (o.json) {
+        fmt::print("{}\n", nlohmann::json{{"model", o.model}, {"block", o.block}, {"sample_rate", rate},
+                                          {"audio_seconds", audio_seconds}, {"wall_seconds", elapsed},
+                                          {"real_time_factor", rtf}, {"us_per_block", us_per_block}}
+                               .dump());
+    } else {
+        fmt::print("{}: {} blocks of {} at {} Hz: {:.1f}x real time, {:.2f} us per block ({:.2f} us budget)\n",
+                   o.model, blocks, o.block, rate, rtf, us_per_block, o.block / rate * 1e6);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_nam_command(CLI::App& forge, CommandTable& commands) {
+    auto options = std::make_shared<NamOptions>();
+    CLI::App* nam = forge.add_subcommand("nam", "Neural Amp Modeler (.nam) models: render, inspect, benchmark");
+    nam->require_subcommand(1);
+
+    CLI::App* run_cmd = nam->add_subcommand("run", "Render an audio file through a .nam model (as Core's render)");
+    run_cmd->add_option("model", options->model, "The .nam model")->required()->check(CLI::ExistingFile);
+    run_cmd->add_option("input", options->input, "Input audio (WAV or FLAC)")->required()->check(CLI::ExistingFile);
+    run_cmd->add_option("output", options->output, "Output audio (.wav or .flac)")->required();
+    run_cmd->add_option("--input-gain", options->input_gain_db, "Gain applied to the input, in dB");
+    run_cmd->add_flag("--normalize", options->normalize, "Scale the output to -18 dB loudness (model metadata)");
+    run_cmd->add_option("--slim", options->slim, "Slimmable size in [0, 1] (default: the full model)")
+        ->check(CLI::Range(0.0, 1.0));
+    run_cmd->add_option("--format", options->format, "Output samples: float (WAV default), pcm16, pcm24, pcm32");
+    run_cmd->add_flag("--fast-tanh", options->fast_tanh, "Approximate tanh (Core's fast tanh)");
+    commands.add(run_cmd, [options] { return run(*options); });
+
+    CLI::App* info_cmd = nam->add_subcommand("info", "Show a .nam model's architecture and metadata");
+    info_cmd->add_option("model", options->model, "The .nam model")->required()->check(CLI::ExistingFile);
+    commands.add(info_cmd, [options] { return info(*options); });
+
+    CLI::App* bench_cmd = nam->add_subcommand("bench", "Real-time factor of a .nam model on this machine");
+    bench_cmd->add_option("model", options->model, "The .nam model")->required()->check(CLI::ExistingFile);
+    bench_cmd->add_option("--block", options->block, "Frames per block")->check(CLI::Range(1, 1 << 16));
+    bench_cmd->add_option("--seconds", options->seconds, "Seconds of audio to process")->check(CLI::Range(0.01, 3600.0));
+    bench_cmd->add_option("--slim", options->slim, "Slimmable size in [0, 1]")->check(CLI::Range(0.0, 1.0));
+    bench_cmd->add_flag("--fast-tanh", options->fast_tanh, "Approximate tanh (Core's fast tanh)");
+    bench_cmd->add_flag("--json", options->json, "One JSON object on stdout");
+    commands.add(bench_cmd, [options] { return bench(*options); });
+}
+
+}  // namespace forge::app
