@@ -97,3 +97,29 @@ TEST(GradcheckDropout, FixedKeyIsAFixedMask) {
 
 }  // namespace
 }  // namespace forge::ag
+
+namespace forge::ag {
+namespace {
+
+using testing::param;
+using testing::passes_gradcheck;
+
+void check_conv(const Shape& x_shape, const Shape& w_shape, Conv1dOptions options, bool with_bias) {
+    auto f = [options, with_bias](std::span<const Tensor> in) {
+        return ag::conv1d(in[0], in[1], with_bias ? in[2] : Tensor{}, options);
+    };
+    EXPECT_TRUE(passes_gradcheck(f, {param(x_shape, 30), param(w_shape, 31), param({w_shape[0]}, 32)}));
+}
+
+TEST(GradcheckConv1d, CausalWithBias) { check_conv({2, 3, 6}, {4, 3, 3}, {}, true); }
+TEST(GradcheckConv1d, ValidDilated) {
+    check_conv({2, 2, 9}, {3, 2, 3}, {.dilation = 2, .padding = Conv1dPadding::Valid}, false);
+}
+TEST(GradcheckConv1d, GroupedAndDepthwise) {
+    check_conv({1, 4, 7}, {6, 2, 2}, {.groups = 2}, true);
+    check_conv({1, 3, 5}, {3, 1, 3}, {.dilation = 2, .groups = 3}, false);
+}
+TEST(GradcheckConv1d, Unbatched) { check_conv({3, 6}, {2, 3, 2}, {}, true); }
+
+}  // namespace
+}  // namespace forge::ag
