@@ -58,7 +58,13 @@ void ThreadPool::work_on(Job& job) {
     for (;;) {
         const std::int64_t i = job.next.fetch_add(1, std::memory_order_relaxed);
         if (i >= job.count) return;
-        (*job.task)(i);
+        try {
+            (*job.task)(i);
+        } catch (...) {
+            // Keep the first error for the submitter; a worker thread must never unwind.
+            std::lock_guard lock(mutex_);
+            if (!job.error) job.error = std::current_exception();
+        }
         if (job.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == job.count) {
             std::lock_guard lock(mutex_);
             done_.notify_all();
@@ -121,6 +127,7 @@ void ThreadPool::run(std::int64_t count, FunctionRef<void(std::int64_t)> task) {
         });
         job_ = nullptr;  // workers that wake late find no job
     }
+    if (job.error) std::rethrow_exception(job.error);
 }
 
 void ThreadPool::parallel_for(std::int64_t n, std::int64_t grain,

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -51,7 +52,8 @@ public:
     // Call body(begin, end) for each chunk [k*grain, min(n, (k+1)*grain)) of [0, n).
     void parallel_for(std::int64_t n, std::int64_t grain,
                       FunctionRef<void(std::int64_t, std::int64_t)> body);
-    // Call task(i) for each i in [0, count), spread over the threads.
+    // Call task(i) for each i in [0, count), spread over the threads. If tasks throw, the
+    // remaining tasks still run and the first exception is rethrown here afterwards.
     void run(std::int64_t count, FunctionRef<void(std::int64_t)> task);
 
     // The process-wide pool used by ops. Sized by set_global_threads(), else by
@@ -67,6 +69,7 @@ private:
         std::atomic<std::int64_t> next{0};
         std::atomic<std::int64_t> finished{0};
         int attached_workers = 0;  // workers holding a pointer to this job; guarded by mutex_
+        std::exception_ptr error;  // the first exception a task threw; guarded by mutex_
     };
 
     void worker_loop();

@@ -42,7 +42,12 @@ Tensor copy_to_contiguous(const Tensor& x) {
     // Split the outermost axis across threads; each part is an independent strided copy.
     const std::int64_t outer = x.size(0);
     const std::int64_t inner_elements = x.numel() / outer;
-    const std::int64_t grain = std::max<std::int64_t>(1, kElementGrain / std::max<std::int64_t>(inner_elements, 1));
+    std::int64_t grain = std::max<std::int64_t>(1, kElementGrain / std::max<std::int64_t>(inner_elements, 1));
+    if (x.rank() == 2 && x.stride(1) != 1) {
+        // A transpose: give each task bands of 64 rows, so the kernel can work in square
+        // 64 x 64 blocks rather than thin strips that touch a new page per element.
+        grain = std::max<std::int64_t>(grain, 64);
+    }
     ThreadPool::global().parallel_for(outer, grain, [&](std::int64_t begin, std::int64_t end) {
         const Tensor part = x.narrow(0, begin, end - begin);
         kernels::active::copy_strided({part.raw_data(), part.shape().span(), part.strides().span(), element_bytes,

@@ -11,24 +11,35 @@ namespace {
 
 // dst[i*cols + j] = src[i + j*column_stride] for a plane of 4-byte elements whose source runs
 // contiguously down the columns: a transpose. Walking it row by row would touch a new cache
-// line (and often a new page) per element; 16 x 16 tiles read and write whole lines instead.
+// line (and often a new page) per element; 16 x 16 register tiles read and write whole lines,
+// and grouping the tiles into 64 x 64 blocks keeps each block's 64 source and 64 destination
+// rows (pages, for large planes) in the TLB and cache while it is worked on.
 void transpose_plane(const std::uint32_t* src, std::int64_t column_stride, std::int64_t rows, std::int64_t cols,
                      std::uint32_t* dst) {
     constexpr std::int64_t kTile = 16;
-    for (std::int64_t i0 = 0; i0 < rows; i0 += kTile) {
-        for (std::int64_t j0 = 0; j0 < cols; j0 += kTile) {
-            const std::int64_t height = std::min(kTile, rows - i0), width = std::min(kTile, cols - j0);
+    constexpr std::int64_t kBlock = 64;
+    for (std::int64_t bi = 0; bi < rows; bi += kBlock) {
+        for (std::int64_t bj = 0; bj < cols; bj += kBlock) {
+            for (std::int64_t j0 = bj; j0 < std::min(cols, bj + kBlock); j0 += kTile) {
+                for (std::int64_t i0 = bi; i0 < std::min(rows, bi + kBlock); i0 += kTile) {
+                    const std::int64_t height = std::min(kTile, rows - i0), width = std::min(kTile, cols - j0);
 #if defined(__AVX512F__)
-            if (height == kTile && width == kTile) {
-                __m512 tile[kTile];
-                for (std::int64_t j = 0; j < kTile; ++j) tile[j] = _mm512_loadu_ps(src + i0 + (j0 + j) * column_stride);
-                transpose16(tile);
-                for (std::int64_t i = 0; i < kTile; ++i) _mm512_storeu_ps(dst + (i0 + i) * cols + j0, tile[i]);
-                continue;
-            }
+                    if (height == kTile && width == kTile) {
+                        __m512 tile[kTile];
+                        for (std::int64_t j = 0; j < kTile; ++j) {
+                            tile[j] = _mm512_loadu_ps(src + i0 + (j0 + j) * column_stride);
+                        }
+                        transpose16(tile);
+                        for (std::int64_t i = 0; i < kTile; ++i) _mm512_storeu_ps(dst + (i0 + i) * cols + j0, tile[i]);
+                        continue;
+                    }
 #endif
-            for (std::int64_t i = 0; i < height; ++i) {
-                for (std::int64_t j = 0; j < width; ++j) dst[(i0 + i) * cols + j0 + j] = src[i0 + i + (j0 + j) * column_stride];
+                    for (std::int64_t i = 0; i < height; ++i) {
+                        for (std::int64_t j = 0; j < width; ++j) {
+                            dst[(i0 + i) * cols + j0 + j] = src[i0 + i + (j0 + j) * column_stride];
+                        }
+                    }
+                }
             }
         }
     }

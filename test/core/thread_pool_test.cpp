@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 namespace forge {
@@ -68,6 +69,20 @@ TEST(ThreadPool, ManySmallJobsInARow) {
         pool.run(3, [&](std::int64_t i) { total += i; });
     }
     EXPECT_EQ(total.load(), 2000 * 3);
+}
+
+TEST(ThreadPool, ATaskExceptionReachesTheCallerAfterAllTasksRan) {
+    ThreadPool pool(2);
+    std::atomic<int> ran{0};
+    EXPECT_THROW(pool.run(16,
+                          [&](std::int64_t i) {
+                              ran++;
+                              if (i == 5) throw std::runtime_error("task 5 failed");
+                          }),
+                 std::runtime_error);
+    EXPECT_EQ(ran.load(), 16);
+    pool.run(4, [&](std::int64_t) { ran++; });  // the pool is still usable
+    EXPECT_EQ(ran.load(), 20);
 }
 
 TEST(ThreadPool, RejectsZeroThreads) { EXPECT_THROW(ThreadPool(0), std::exception); }
