@@ -61,6 +61,7 @@ public:
 
 private:
     void index();
+    void mark_end_of_generation();
 
     VocabKind kind_;
     std::string pre_;

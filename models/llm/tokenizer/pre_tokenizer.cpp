@@ -1,0 +1,73 @@
+#include "models/llm/tokenizer/pre_tokenizer.h"
+
+#include "core/error.h"
+
+#include <algorithm>
+#include <array>
+
+namespace forge::llm {
+
+namespace {
+
+// The patterns are those of the models' tokenizer.json files, as llama.cpp adapts them
+// (llama-vocab.cpp, llm_tokenizer_bpe): "(?i:'s|...)" spelled out case by case. One change for
+// PCRE2: llama.cpp's whitespace class includes U+0085 (NEXT LINE), which PCRE2's \s does not,
+// so \s is written [\s\x{85}] and \S [^\s\x{85}].
+
+// GPT-2 (openai/gpt-2 encoder.py).
+constexpr std::string_view kGpt2 =
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\x{85}\p{L}\p{N}]+|[\s\x{85}]+(?![^\s\x{85}]))";
+
+// Llama 3: digits in groups of up to three, a letter run may take one leading non-letter.
+constexpr std::string_view kLlama3 =
+    R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3})"
+    R"(| ?[^\s\x{85}\p{L}\p{N}]+[\r\n]*|[\s\x{85}]*[\r\n]+|[\s\x{85}]+(?![^\s\x{85}])|[\s\x{85}]+)";
+
+// Qwen2 / Qwen3: as Llama 3 but every digit on its own.
+constexpr std::string_view kQwen2 =
+    R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N})"
+    R"(| ?[^\s\x{85}\p{L}\p{N}]+[\r\n]*|[\s\x{85}]*[\r\n]+|[\s\x{85}]+(?![^\s\x{85}])|[\s\x{85}]+)";
+
+// llama.cpp's fallback for BPE vocabularies without a known pre-tokenizer.
+constexpr std::array<std::string_view, 4> kDefault = {
+    R"([\p{P}\$\+<=>\^~\|]+)",
+    kGpt2,
+    R"(\p{N}+)",
+    R"([0-9][0-9][0-9])",
+};
+
+bool one_of(std::string_view name, std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+PreTokenizer::PreTokenizer(std::string_view name) {
+    if (one_of(name, {"llama3", "llama-v3", "llama-bpe"})) {
+        regexes_.emplace_back(std::string(kLlama3));
+        ignore_merges_ = true;
+        add_bos_default_ = true;
+    } else if (one_of(name, {"qwen2", "deepseek-r1-qwen"})) {
+        regexes_.emplace_back(std::string(kQwen2));
+    } else if (one_of(name, {"gpt-2", "phi-2", "gigachat", "roberta-bpe"})) {
+        regexes_.emplace_back(std::string(kGpt2));
+    } else if (one_of(name, {"", "default"})) {
+        for (const auto pattern : kDefault) regexes_.emplace_back(std::string(pattern));
+    } else {
+        throw FormatError(fmt::format(
+            "tokenizer.ggml.pre = '{}' is not supported (known: gpt-2, llama-bpe, qwen2, default)", name));
+    }
+}
+
+std::vector<std::string_view> PreTokenizer::split(std::string_view text) const {
+    std::vector<std::string_view> pieces{text};
+    std::vector<std::string_view> refined;
+    for (const Regex& regex : regexes_) {
+        refined.clear();
+        for (const std::string_view piece : pieces) regex.split(piece, refined);
+        pieces.swap(refined);
+    }
+    return pieces;
+}
+
+}  // namespace forge::llm

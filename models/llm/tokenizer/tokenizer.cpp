@@ -1,0 +1,107 @@
+#include "models/llm/tokenizer/tokenizer.h"
+
+#include "core/gguf/gguf_file.h"
+#include "models/llm/tokenizer/bpe.h"
+#include "models/llm/tokenizer/byte_level.h"
+#include "models/llm/tokenizer/sentencepiece.h"
+#include "models/llm/tokenizer/special_split.h"
+
+#include <variant>
+
+namespace forge::llm {
+
+// The algorithm for the text between special tokens; it points into the Tokenizer's Vocab,
+// which stays put on a move because the Tokenizer moves only the unique_ptr to this.
+class Tokenizer::Model {
+public:
+    explicit Model(const Vocab& vocab) : impl_(make(vocab)) {}
+
+    // The ids of `text`; `after_special` is whether a special token (or the start) precedes it.
+    void encode(const Vocab& vocab, std::string_view text, bool after_special, std::vector<std::int32_t>& out) const {
+        if (const auto* bpe = std::get_if<BpeTokenizer>(&impl_)) {
+            bpe->encode(text, out);
+            return;
+        }
+        // SentencePiece: "▁" marks a word start, so a fragment that begins the text or follows
+        // a special token gets a leading space (llama.cpp: add_space_prefix && is_prev_special).
+        const auto& spm = std::get<SentencePieceTokenizer>(impl_);
+        if (vocab.add_space_prefix() && after_special) {
+            spm.encode(std::string(" ").append(text), out);
+        } else {
+            spm.encode(text, out);
+        }
+    }
+
+private:
+    static std::variant<BpeTokenizer, SentencePieceTokenizer> make(const Vocab& vocab) {
+        if (vocab.kind() == VocabKind::Bpe) return BpeTokenizer(vocab);
+        return SentencePieceTokenizer(vocab);
+    }
+
+    std::variant<BpeTokenizer, SentencePieceTokenizer> impl_;
+};
+
+Tokenizer Tokenizer::from_gguf(const gguf::GgufFile& file) { return Tokenizer(Vocab::from_gguf(file)); }
+
+Tokenizer::Tokenizer(Vocab vocab) : vocab_(std::move(vocab)) {
+    // Built after vocab_ has its final address: the model keeps a pointer to it. A moved
+    // Tokenizer moves vocab_'s heap contents, so model_ is rebuilt in the move operations.
+    model_ = std::make_unique<const Model>(vocab_);
+}
+
+Tokenizer::Tokenizer(Tokenizer&& other) noexcept : vocab_(std::move(other.vocab_)), model_(std::make_unique<const Model>(vocab_)) {}
+
+Tokenizer& Tokenizer::operator=(Tokenizer&& other) noexcept {
+    vocab_ = std::move(other.vocab_);
+    model_ = std::make_unique<const Model>(vocab_);
+    return *this;
+}
+
+Tokenizer::~Tokenizer() = default;
+
+std::vector<std::int32_t> Tokenizer::encode(std::string_view text, bool add_special, bool parse_special) const {
+    std::vector<std::int32_t> ids;
+    const bool bos = add_special && vocab_.add_bos() && bos_id() >= 0;
+    if (bos) ids.push_back(bos_id());
+    bool after_special = true;
+    for (const Fragment& fragment : split_special_tokens(vocab_, text, parse_special)) {
+        if (fragment.id >= 0) {
+            ids.push_back(fragment.id);
+            after_special = true;
+        } else {
+            model_->encode(vocab_, fragment.text, after_special, ids);
+            after_special = false;
+        }
+    }
+    if (add_special && vocab_.add_eos() && eos_id() >= 0) ids.push_back(eos_id());
+    return ids;
+}
+
+std::string Tokenizer::token_to_piece(std::int32_t id, bool special) const {
+    // llama_vocab::token_to_piece: control tokens print only when asked; user-defined and
+    // unknown tokens print their text as is; normal tokens undo the vocabulary's encoding.
+    const TokenData& token = vocab_.token(id);
+    switch (token.type) {
+        case TokenType::Control: return special ? token.text : std::string();
+        case TokenType::Unknown: return special ? token.text : std::string();
+        case TokenType::UserDefined: return token.text;
+        case TokenType::Byte:
+            if (vocab_.kind() == VocabKind::SentencePiece && token.text.size() == 6) {
+                return std::string(1, static_cast<char>(std::stoi(token.text.substr(3, 2), nullptr, 16)));
+            }
+            return std::string();
+        case TokenType::Normal:
+            return vocab_.kind() == VocabKind::Bpe ? byte_level::decode(token.text) : unescape_whitespace(token.text);
+        case TokenType::Undefined:
+        case TokenType::Unused: return std::string();
+    }
+    return std::string();
+}
+
+std::string Tokenizer::decode(std::span<const std::int32_t> ids, bool special) const {
+    std::string text;
+    for (const std::int32_t id : ids) text += token_to_piece(id, special);
+    return text;
+}
+
+}  // namespace forge::llm

@@ -1,0 +1,121 @@
+// Tokenizers vs llama.cpp: every text of test/data/llm_text/corpus.json, encoded with and
+// without special-token parsing, must give exactly the ids llama.cpp gave for the same GGUF
+// (expected_ids.json, made by tools/llm_text/tokenize_oracle.mjs).
+#include "core/gguf/gguf_writer.h"
+#include "models/llm/tokenizer/tokenizer.h"
+#include "test/models/llm_text/fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+namespace forge::llm {
+namespace {
+
+using test::OwnedGguf;
+
+// The same vocabulary with another tokenizer.ggml.pre: the pre-tokenizers gpt-2 and
+// llama-bpe are checked on the Qwen3 vocabulary (any byte-level BPE vocabulary works).
+OwnedGguf with_pre(const OwnedGguf& base, const std::string& pre) {
+    auto writer = gguf::GgufWriter::copy_of(base.file);
+    writer.set("tokenizer.ggml.pre", gguf::Value(pre));
+    OwnedGguf out{writer.to_bytes(), {}};
+    out.file = gguf::GgufFile::parse(out.bytes, "qwen3-" + pre);
+    return out;
+}
+
+const OwnedGguf& qwen3() {
+    static const OwnedGguf gguf = test::load_gguf_gz("qwen3-tokenizer.gguf.gz");
+    return gguf;
+}
+
+void expect_matches_llama_cpp(const Tokenizer& tokenizer, const std::string& golden_name) {
+    static const auto goldens = test::read_json(test::data_path("expected_ids.json"));
+    ASSERT_TRUE(goldens.contains(golden_name)) << golden_name;
+    int checked = 0;
+    for (const auto& entry : goldens[golden_name]) {
+        const auto text = entry["text"].get<std::string>();
+        EXPECT_EQ(tokenizer.encode(text, false, false), entry["no_special"].get<std::vector<std::int32_t>>())
+            << golden_name << " parse_special=false: " << text;
+        EXPECT_EQ(tokenizer.encode(text, false, true), entry["special"].get<std::vector<std::int32_t>>())
+            << golden_name << " parse_special=true: " << text;
+        ++checked;
+    }
+    EXPECT_GT(checked, 40);
+}
+
+TEST(Tokenizer, Qwen2PreTokenizerMatchesLlamaCppOnQwen3Vocab) {
+    expect_matches_llama_cpp(Tokenizer::from_gguf(qwen3().file), "qwen3");
+}
+
+TEST(Tokenizer, Gpt2PreTokenizerMatchesLlamaCpp) {
+    const auto gguf = with_pre(qwen3(), "gpt-2");
+    expect_matches_llama_cpp(Tokenizer::from_gguf(gguf.file), "qwen3-gpt2");
+}
+
+TEST(Tokenizer, LlamaBpePreTokenizerMatchesLlamaCpp) {
+    const auto gguf = with_pre(qwen3(), "llama-bpe");
+    expect_matches_llama_cpp(Tokenizer::from_gguf(gguf.file), "qwen3-llama-bpe");
+}
+
+TEST(Tokenizer, SentencePieceMatchesLlamaCpp) {
+    const auto gguf = test::load_gguf_gz("llama2-spm-tokenizer.gguf.gz");
+    expect_matches_llama_cpp(Tokenizer::from_gguf(gguf.file), "llama2-spm");
+}
+
+// The real Llama 3 vocabulary (2.1 MB compressed) is not committed; point
+// FORGE_LLAMA3_TOKENIZER_GGUF at the file tools/llm_text/make_tokenizer_gguf.py writes.
+TEST(Tokenizer, Llama3VocabMatchesLlamaCppWhenAvailable) {
+    const char* path = std::getenv("FORGE_LLAMA3_TOKENIZER_GGUF");
+    if (path == nullptr || !std::ifstream(path).good()) GTEST_SKIP() << "FORGE_LLAMA3_TOKENIZER_GGUF not set";
+    const auto file = gguf::GgufFile::open(path);
+    expect_matches_llama_cpp(Tokenizer::from_gguf(file), "llama3");
+}
+
+TEST(Tokenizer, AddSpecialFollowsMetadata) {
+    const auto qwen = Tokenizer::from_gguf(qwen3().file);  // add_bos_token = false
+    EXPECT_EQ(qwen.encode("Hello", true, false), qwen.encode("Hello", false, false));
+    const auto spm_gguf = test::load_gguf_gz("llama2-spm-tokenizer.gguf.gz");
+    const auto spm = Tokenizer::from_gguf(spm_gguf.file);  // add_bos_token = true
+    const auto ids = spm.encode("Hello", true, false);
+    ASSERT_FALSE(ids.empty());
+    EXPECT_EQ(ids.front(), spm.bos_id());
+    EXPECT_EQ(spm.encode("", true, false), std::vector<std::int32_t>{spm.bos_id()});
+}
+
+TEST(Tokenizer, DecodeRoundTripsText) {
+    const auto qwen = Tokenizer::from_gguf(qwen3().file);
+    const auto spm_gguf = test::load_gguf_gz("llama2-spm-tokenizer.gguf.gz");
+    const auto spm = Tokenizer::from_gguf(spm_gguf.file);
+    for (const std::string text : {"Hello, world!", "你好，世界 👨‍👩‍👧‍👦", "tabs\tand\nnewlines  "}) {
+        EXPECT_EQ(qwen.decode(qwen.encode(text, false, false)), text);
+        // SentencePiece adds the leading "▁" of the first word.
+        EXPECT_EQ(spm.decode(spm.encode(text, false, false)), " " + text);
+    }
+    const auto ids = qwen.encode("<|im_start|>user", false, true);
+    EXPECT_EQ(qwen.decode(ids), "user");  // control tokens print only when asked
+    EXPECT_EQ(qwen.decode(ids, true), "<|im_start|>user");
+}
+
+TEST(Tokenizer, EndOfGeneration) {
+    const auto qwen = Tokenizer::from_gguf(qwen3().file);
+    const auto im_end = qwen.vocab().find("<|im_end|>");
+    ASSERT_TRUE(im_end.has_value());
+    EXPECT_TRUE(qwen.is_end_of_generation(*im_end));
+    EXPECT_FALSE(qwen.is_end_of_generation(qwen.encode("Hi", false, false).front()));
+}
+
+TEST(Tokenizer, RejectsUnknownModelAndOutOfRangeIds) {
+    gguf::GgufWriter writer;
+    writer.set("tokenizer.ggml.model", gguf::Value("wordpiece"));
+    const auto bytes = writer.to_bytes();
+    const auto file = gguf::GgufFile::parse(bytes, "bad.gguf");
+    EXPECT_THROW(Tokenizer::from_gguf(file), FormatError);
+    const auto qwen = Tokenizer::from_gguf(qwen3().file);
+    EXPECT_THROW(qwen.token_to_piece(qwen.n_vocab()), Error);
+    EXPECT_THROW(qwen.token_to_piece(-1), Error);
+}
+
+}  // namespace
+}  // namespace forge::llm
