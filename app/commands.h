@@ -41,6 +41,7 @@ void add_bench_command(CLI::App& forge, CommandTable& commands);
 void add_gguf_command(CLI::App& forge, CommandTable& commands);
 void add_nam_command(CLI::App& forge, CommandTable& commands);
 void add_quantize_command(CLI::App& forge, CommandTable& commands);
+void add_tokenize_command(CLI::App& forge, CommandTable& commands);
 void add_train_command(CLI::App& forge, CommandTable& commands);
 
 }  // namespace forge::app

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
     forge::app::add_gguf_command(forge, commands);
     forge::app::add_nam_command(forge, commands);
     forge::app::add_quantize_command(forge, commands);
+    forge::app::add_tokenize_command(forge, commands);
     forge::app::add_train_command(forge, commands);
 
     try {

@@ -1,0 +1,77 @@
+// `forge logits MODEL.gguf --tokens 1,2,3 --out FILE [--ctx N] [--kv-type f16|f32]`: run the
+// model over the tokens and write every position's raw logits, little-endian float32
+// [n_tokens, n_vocab], one row per position. The comparison tool for llama.cpp parity.
+#include "app/commands.h"
+#include "core/error.h"
+#include "models/llm/model.h"
+#include "models/llm/session.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <bit>
+#include <charconv>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+namespace forge::app {
+
+namespace {
+
+struct LogitsOptions {
+    std::string model;
+    std::string tokens;
+    std::string out;
+    std::int64_t ctx = 0;  // 0: just enough for the tokens
+    std::string kv_type = "f32";
+};
+
+std::vector<std::int32_t> parse_tokens(const std::string& text) {
+    std::vector<std::int32_t> ids;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t end = std::min(text.find(',', start), text.size());
+        std::int32_t id = 0;
+        const auto [ptr, ec] = std::from_chars(text.data() + start, text.data() + end, id);
+        check(ec == std::errc{} && ptr == text.data() + end && end > start, "--tokens: '{}' is not a token id",
+              text.substr(start, end - start));
+        ids.push_back(id);
+        start = end + 1;
+    }
+    return ids;
+}
+
+int run_logits(const LogitsOptions& o) {
+    static_assert(std::endian::native == std::endian::little, "logits files are little-endian float32");
+    const std::vector<std::int32_t> tokens = parse_tokens(o.tokens);
+    const llm::Model model = llm::Model::load(o.model);
+    check(o.kv_type == "f16" || o.kv_type == "f32", "--kv-type must be f16 or f32, not '{}'", o.kv_type);
+    llm::SessionOptions options;
+    options.n_ctx = o.ctx > 0 ? o.ctx : static_cast<std::int64_t>(tokens.size());
+    options.kv_type = o.kv_type == "f16" ? llm::KvType::F16 : llm::KvType::F32;
+    llm::Session session(model, options);
+    std::vector<float> logits(tokens.size() * static_cast<std::size_t>(model.hparams().n_vocab));
+    session.eval(tokens, logits);
+    std::ofstream out(o.out, std::ios::binary);
+    check(out.good(), "cannot open '{}' for writing", o.out);
+    out.write(reinterpret_cast<const char*>(logits.data()), static_cast<std::streamsize>(logits.size() * sizeof(float)));
+    check(out.good(), "cannot write '{}'", o.out);
+    spdlog::info("wrote {} x {} logits to {}", tokens.size(), model.hparams().n_vocab, o.out);
+    return 0;
+}
+
+}  // namespace
+
+void add_logits_command(CLI::App& forge, CommandTable& commands) {
+    auto o = std::make_shared<LogitsOptions>();
+    CLI::App* cmd = forge.add_subcommand("logits", "Write a language model's raw logits for a token sequence");
+    cmd->add_option("MODEL", o->model, "GGUF model (llama, qwen2, qwen3)")->required();
+    cmd->add_option("--tokens", o->tokens, "Comma-separated token ids, e.g. 1,2,3")->required();
+    cmd->add_option("--out", o->out, "Output: little-endian float32 [n_tokens, n_vocab]")->required();
+    cmd->add_option("--ctx", o->ctx, "Context size (default: the number of tokens)");
+    cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f32 (default here, for exact comparisons) or f16");
+    commands.add(cmd, [o] { return run_logits(*o); });
+}
+
+}  // namespace forge::app

@@ -1,0 +1,25 @@
+// Causal multi-head attention of a run of new queries over the KV cache (grouped-query:
+// query head h reads kv head h / (n_head / n_head_kv)).
+#pragma once
+
+#include "models/llm/kv_cache.h"
+
+#include <cstdint>
+#include <span>
+
+namespace forge::llm {
+
+struct AttentionShape {
+    std::int64_t n_tokens;   // new queries, at positions pos0 .. pos0 + n_tokens - 1
+    std::int64_t pos0;
+    std::int64_t n_head;
+    std::int64_t n_head_kv;
+    std::int64_t head_dim;
+};
+
+// q and out are [n_tokens, n_head * head_dim]; the cache already holds the new keys/values.
+// Query i sees every cached position <= pos0 + i, weighted by softmax(q·k / sqrt(head_dim)).
+void attention(const KvCache& cache, std::int64_t layer, const AttentionShape& shape, std::span<const float> q,
+               std::span<float> out);
+
+}  // namespace forge::llm

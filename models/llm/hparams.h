@@ -1,0 +1,50 @@
+// Hyperparameters of the llama family of decoder-only transformers, read from GGUF metadata.
+//
+// llama, qwen2 and qwen3 share one block (pre-norm attention + SwiGLU feed-forward, RMSNorm,
+// RoPE, grouped-query attention); they differ only in the switches below. Metadata keys are
+// llama.cpp's: "{arch}.embedding_length", "{arch}.attention.head_count", ...
+#pragma once
+
+#include "core/gguf/gguf_file.h"
+#include "kernels/rope.h"
+
+#include <cstdint>
+#include <string>
+
+namespace forge::llm {
+
+enum class Arch { Llama, Qwen2, Qwen3 };
+
+struct RopeParams {
+    std::int64_t n_rot = 0;       // rotated dims per head ({arch}.rope.dimension_count)
+    float theta_base = 10000.0f;  // {arch}.rope.freq_base
+    float freq_scale = 1.0f;      // 1 / {arch}.rope.scaling.factor for linear scaling
+    kernels::RopeMode mode = kernels::RopeMode::Normal;
+};
+
+struct Hparams {
+    Arch arch = Arch::Llama;
+    std::string arch_name;
+    std::int64_t n_vocab = 0;
+    std::int64_t n_embd = 0;
+    std::int64_t n_layer = 0;
+    std::int64_t n_head = 0;
+    std::int64_t n_head_kv = 0;
+    std::int64_t head_dim = 0;     // key and value length per head
+    std::int64_t n_ff = 0;
+    std::int64_t n_ctx_train = 0;
+    float rms_eps = 1e-6f;
+    RopeParams rope;
+    bool qkv_bias = false;         // qwen2: q, k and v projections carry biases
+    bool qk_norm = false;          // qwen3: per-head RMSNorm of q and k before RoPE
+
+    std::int64_t q_width() const { return n_head * head_dim; }
+    std::int64_t kv_width() const { return n_head_kv * head_dim; }
+    std::int64_t group_size() const { return n_head / n_head_kv; }  // query heads per kv head
+};
+
+// Read and validate the hyperparameters; an architecture forge does not run is an error that
+// names it and lists the supported ones. n_vocab comes from token_embd's shape.
+Hparams read_hparams(const gguf::GgufFile& file);
+
+}  // namespace forge::llm

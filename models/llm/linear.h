@@ -1,0 +1,33 @@
+// The linear layers of a model, y = x · Wᵀ + b, on raw row-major buffers.
+//
+// This is the model's hot loop, so it calls the kernels directly rather than the tensor ops:
+// nothing here allocates once the per-thread scratch has grown to size, which keeps the
+// decode path (one row of x per token) free of heap traffic. Work is split over the global
+// thread pool in chunks that depend only on the shapes, so results do not depend on the
+// number of threads.
+#pragma once
+
+#include "models/llm/weights.h"
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace forge::llm {
+
+// Room for the quantized copy of up to `max_rows` activation rows of `max_width` values
+// (block formats multiply against Q8_0 / Q8_K activations, as ggml does).
+class ActivationScratch {
+public:
+    ActivationScratch(std::int64_t max_rows, std::int64_t max_width);
+    std::span<std::byte> bytes() { return bytes_; }
+
+private:
+    std::vector<std::byte> bytes_;
+};
+
+// y [m, n_out] = x [m, n_in] · Wᵀ (+ b). x and y are contiguous and do not overlap.
+void linear(const Linear& layer, std::span<const float> x, std::int64_t m, std::span<float> y,
+            ActivationScratch& scratch);
+
+}  // namespace forge::llm

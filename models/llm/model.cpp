@@ -1,0 +1,16 @@
+#include "models/llm/model.h"
+
+namespace forge::llm {
+
+Model::Model(gguf::GgufFile file, Hparams hparams, ModelWeights weights)
+    : file_(std::move(file)), hparams_(std::move(hparams)), weights_(std::move(weights)) {}
+
+Model Model::load(const std::string& path) { return from_file(gguf::GgufFile::open(path)); }
+
+Model Model::from_file(gguf::GgufFile file) {
+    Hparams hparams = read_hparams(file);
+    ModelWeights weights = load_weights(file, hparams);
+    return Model(std::move(file), std::move(hparams), std::move(weights));
+}
+
+}  // namespace forge::llm

@@ -1,0 +1,45 @@
+// The weights of a llama-family model, looked up by llama.cpp's tensor names and checked
+// against the hyperparameters before anything runs.
+//
+// Matrices stay where they are in the mapped file when forge can multiply them as stored
+// (f32, f16 and every block format with a quantized dot kernel); anything else it can decode
+// (bf16, ...) is widened to f32 once at load. Norm weights and biases are always f32.
+#pragma once
+
+#include "core/gguf/gguf_file.h"
+#include "core/tensor.h"
+#include "models/llm/hparams.h"
+
+#include <vector>
+
+namespace forge::llm {
+
+// y = x · Wᵀ (+ b): weight [n_out, n_in], optional bias [n_out].
+struct Linear {
+    Tensor weight;
+    Tensor bias;  // undefined when the layer has none
+    std::int64_t n_out() const { return weight.size(0); }
+    std::int64_t n_in() const { return weight.size(1); }
+};
+
+struct BlockWeights {
+    Tensor attn_norm;
+    Linear wq, wk, wv, wo;
+    Tensor q_norm, k_norm;  // qwen3 only: [head_dim]
+    Tensor ffn_norm;
+    Linear ffn_gate, ffn_up, ffn_down;
+};
+
+struct ModelWeights {
+    Tensor token_embd;  // [n_vocab, n_embd], any decodable dtype (rows are decoded on lookup)
+    std::vector<BlockWeights> blocks;
+    Tensor output_norm;
+    Linear output;      // token_embd itself when the file ties the embeddings
+    bool tied_output = false;
+};
+
+// Every tensor is validated (present, shape, dtype) before the first is used; errors name
+// the file and the tensor.
+ModelWeights load_weights(const gguf::GgufFile& file, const Hparams& hparams);
+
+}  // namespace forge::llm
