@@ -11,12 +11,13 @@ namespace forge::quant {
 
 namespace {
 
-// LLAMA_FTYPE_* ids (llama.h) for the file types forge can write.
+// LLAMA_FTYPE_* ids (llama.h) for the file types forge can write. Q2_K_S is left out: llama.cpp
+// refuses it without an importance matrix, and forge has none.
 constexpr std::array kFileTypes = {
     FileType{"F32", 0, DType::F32},     FileType{"F16", 1, DType::F16},     FileType{"BF16", 32, DType::BF16},
     FileType{"Q4_0", 2, DType::Q4_0},   FileType{"Q4_1", 3, DType::Q4_1},   FileType{"Q5_0", 8, DType::Q5_0},
     FileType{"Q5_1", 9, DType::Q5_1},   FileType{"Q8_0", 7, DType::Q8_0},   FileType{"Q2_K", 10, DType::Q2_K},
-    FileType{"Q2_K_S", 21, DType::Q2_K}, FileType{"Q3_K_S", 11, DType::Q3_K}, FileType{"Q3_K_M", 12, DType::Q3_K},
+    FileType{"Q3_K_S", 11, DType::Q3_K}, FileType{"Q3_K_M", 12, DType::Q3_K},
     FileType{"Q3_K_L", 13, DType::Q3_K}, FileType{"Q4_K_S", 14, DType::Q4_K}, FileType{"Q4_K_M", 15, DType::Q4_K},
     FileType{"Q5_K_S", 16, DType::Q5_K}, FileType{"Q5_K_M", 17, DType::Q5_K}, FileType{"Q6_K", 18, DType::Q6_K},
     FileType{"TQ1_0", 36, DType::TQ1_0}, FileType{"TQ2_0", 37, DType::TQ2_0},
@@ -170,7 +171,6 @@ DType Mixture::choose_mixture(const TensorFacts& tensor, DType type) {
     }
     if (is_attn_v_like(c)) {
         if (ft == "Q2_K") type = n_gqa >= 4 ? DType::Q4_K : DType::Q3_K;
-        else if (ft == "Q2_K_S" && n_gqa >= 4) type = DType::Q4_K;
         else if (ft == "Q3_K_M") type = i_attention_wv_ < 2 ? DType::Q5_K : DType::Q4_K;
         else if (ft == "Q3_K_L") type = DType::Q5_K;
         else if ((ft == "Q4_K_M" || ft == "Q5_K_M") && use_more_bits(i_attention_wv_, n_attention_wv_)) type = DType::Q6_K;
@@ -185,7 +185,6 @@ DType Mixture::choose_mixture(const TensorFacts& tensor, DType type) {
     if (c == Category::FfnDown) {
         const int i = i_ffn_down_++, n = n_ffn_down_;
         if (ft == "Q2_K") return DType::Q3_K;
-        if (ft == "Q2_K_S") return i < n / 8 ? DType::Q4_K : type;
         if (ft == "Q3_K_M") {
             return i < n / 16 ? DType::Q5_K : (!falcon || use_more_bits(i, n)) ? DType::Q4_K : DType::Q3_K;
         }

@@ -1,0 +1,139 @@
+// `forge bench quant [--json]`: per block format, how fast forge decodes it (GB/s of blocks
+// read and floats written) and multiplies with it (quantized matrix-vector and matrix-matrix,
+// GFLOP/s counting a multiply-add as two), single-threaded scalar vs simd kernels and through
+// the threaded front-end. A 2048 x 4096 weight matrix (8 Mi weights) keeps the matvec memory-bound.
+#include "app/bench.h"
+#include "app/machine_info.h"
+#include "app/timing.h"
+#include "core/ops/quant_matmul.h"
+#include "core/quant/block_types.h"
+#include "core/quant/quantize.h"
+#include "kernels/backend.h"
+#include "kernels/dequantize.h"
+#include "kernels/quant_dot.h"
+#include "kernels/quantize.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace forge::app {
+namespace {
+
+constexpr int kReps = 5;
+constexpr std::int64_t kRows = 2048, kCols = 4096;
+
+struct FormatResult {
+    std::string format;
+    double dequant_scalar_gbs = 0, dequant_simd_gbs = 0;   // one thread, kernel only
+    double matvec_scalar_gflops = 0, matvec_simd_gflops = 0;  // one thread, kernel only
+    double matvec_gflops = 0, matmul32_gflops = 0;          // front-end, all threads
+};
+
+Tensor random_weights() {
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal(0.0f, 0.05f);
+    Tensor w = Tensor::empty({kRows, kCols});
+    for (auto& v : w.span<float>()) v = normal(rng);
+    return w;
+}
+
+template <typename Block>
+FormatResult bench_format(DType dtype, const Tensor& weights_f32) {
+    using Act = quant::ActivationBlock<Block>;
+    FormatResult r;
+    r.format = std::string(dtype_name(dtype));
+    const Tensor w = quant::quantize(weights_f32, dtype);
+    const std::span<const Block> blocks(reinterpret_cast<const Block*>(w.raw_data()), w.nbytes() / sizeof(Block));
+    std::vector<float> out(static_cast<std::size_t>(kRows * kCols));
+    const double dequant_bytes = static_cast<double>(w.nbytes()) + 4.0 * static_cast<double>(out.size());
+    r.dequant_scalar_gbs = dequant_bytes / median_seconds([&] { kernels::scalar::dequantize(blocks, out); }, kReps) / 1e9;
+    if constexpr (kernels::kHasSimdBackend) {
+        r.dequant_simd_gbs = dequant_bytes / median_seconds([&] { kernels::simd::dequantize(blocks, out); }, kReps) / 1e9;
+    }
+    // The activation row, quantized once as the matmul would.
+    std::vector<float> x(static_cast<std::size_t>(kCols), 0.5f);
+    std::vector<Act> act(static_cast<std::size_t>(kCols / Act::kSize));
+    kernels::scalar::quantize(x, std::span<Act>(act));
+    const auto per_row = static_cast<std::size_t>(kCols / Block::kSize);
+    const double flops = 2.0 * static_cast<double>(kRows * kCols);
+    float sink = 0;
+    auto matvec = [&](auto dot) {
+        return [&, dot] {
+            for (std::int64_t row = 0; row < kRows; ++row) sink += dot(blocks.subspan(static_cast<std::size_t>(row) * per_row, per_row), std::span<const Act>(act));
+        };
+    };
+    r.matvec_scalar_gflops = flops / median_seconds(matvec([](auto a, auto b) { return kernels::scalar::dot(a, b); }), kReps) / 1e9;
+    if constexpr (kernels::kHasSimdBackend) {
+        r.matvec_simd_gflops = flops / median_seconds(matvec([](auto a, auto b) { return kernels::simd::dot(a, b); }), kReps) / 1e9;
+    }
+    const Tensor x1 = Tensor::full({1, kCols}, 0.5f);
+    Tensor y1 = Tensor::empty({1, kRows});
+    r.matvec_gflops = flops / median_seconds([&] { quant_matmul_into(x1, w, y1); }, kReps) / 1e9;
+    const Tensor x32 = Tensor::full({32, kCols}, 0.5f);
+    r.matmul32_gflops = 32 * flops / median_seconds([&] { (void)quant_matmul(x32, w); }, 3) / 1e9;
+    if (sink == 12345.0f) fmt::print(" ");  // keep the kernel calls observable
+    return r;
+}
+
+std::vector<FormatResult> run_all() {
+    const Tensor weights = random_weights();
+    std::vector<FormatResult> results;
+    for (const DType t : {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K,
+                          DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::TQ1_0, DType::TQ2_0}) {
+        results.push_back(quant::visit_block_type(t, [&](auto tag) {
+            return bench_format<typename decltype(tag)::type>(t, weights);
+        }));
+    }
+    return results;
+}
+
+void print_json(const Machine& machine, const std::vector<FormatResult>& results) {
+    nlohmann::ordered_json out;
+    out["machine"] = {{"cpu", machine.cpu}, {"instruction_set", machine.instruction_set},
+                      {"backend", machine.backend}, {"threads", machine.threads}};
+    out["shape"] = {{"rows", kRows}, {"cols", kCols}};
+    out["results"] = nlohmann::ordered_json::array();
+    for (const auto& r : results) {
+        out["results"].push_back({{"format", r.format},
+                                  {"dequantize_scalar_gbs", r.dequant_scalar_gbs},
+                                  {"dequantize_simd_gbs", r.dequant_simd_gbs},
+                                  {"matvec_scalar_gflops", r.matvec_scalar_gflops},
+                                  {"matvec_simd_gflops", r.matvec_simd_gflops},
+                                  {"matvec_threaded_gflops", r.matvec_gflops},
+                                  {"matmul_m32_threaded_gflops", r.matmul32_gflops}});
+    }
+    fmt::print("{}\n", out.dump(2));
+}
+
+void print_table(const Machine& machine, const std::vector<FormatResult>& results) {
+    fmt::print("machine: {} ({}, {} backend, {} threads); weights {} x {}\n", machine.cpu, machine.instruction_set,
+               machine.backend, machine.threads, kRows, kCols);
+    fmt::print("{:<8} {:>21} {:>21} {:>12} {:>12}\n", "", "dequantize GB/s", "matvec GFLOP/s (1 thr)", "matvec", "matmul m=32");
+    fmt::print("{:<8} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12}\n", "format", "scalar", "simd", "scalar", "simd",
+               "GFLOP/s", "GFLOP/s");
+    for (const auto& r : results) {
+        fmt::print("{:<8} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>12.2f}\n", r.format, r.dequant_scalar_gbs,
+                   r.dequant_simd_gbs, r.matvec_scalar_gflops, r.matvec_simd_gflops, r.matvec_gflops, r.matmul32_gflops);
+    }
+}
+
+}  // namespace
+
+void add_bench_quant_command(CLI::App& bench, CommandTable& commands) {
+    CLI::App* cmd = bench.add_subcommand("quant", "Block formats: dequantize GB/s, quantized matvec/matmul GFLOP/s");
+    auto json = std::make_shared<bool>(false);
+    cmd->add_flag("--json", *json, "Print JSON instead of a table");
+    commands.add(cmd, [json] {
+        const Machine machine = describe_machine();
+        const auto results = run_all();
+        if (*json) print_json(machine, results);
+        else print_table(machine, results);
+        return 0;
+    });
+}
+
+}  // namespace forge::app
