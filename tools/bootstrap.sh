@@ -15,6 +15,7 @@ packages=(
     nlohmann-json3-dev          # nlohmann/json: JSON in and out
     libsndfile1-dev             # libsndfile: WAV and FLAC in and out (forge nam)
     libsamplerate0-dev          # libsamplerate: sample-rate conversion (forge nam)
+    clang-14 libclang-rt-14-dev # libFuzzer + sanitizers: the GGUF fuzzer (test/fuzz/build.sh)
 )
 
 missing=()
