@@ -1,0 +1,62 @@
+// A WaveNet built from differentiable ops (core/autograd), trained by the trainer and
+// exported to a .nam file that the real-time engine (and NeuralAmpModelerCore) plays.
+//
+// The forward pass is the reference trainer's (nam/models/wavenet/, _Layer and
+// _LayerArray): valid (unpadded) dilated convolutions, so an input window of T samples gives
+// T - receptive_field + 1 outputs, each of which sees a full receptive field. Streaming
+// inference is the same function once its history is full, which is what the export test
+// checks.
+#pragma once
+
+#include "core/tensor.h"
+#include "models/nam/nam_file.h"
+#include "models/nam/train/presets.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace forge::nam::train {
+
+class TrainableWaveNet {
+public:
+    // Weights drawn as PyTorch's Conv1d does, U(-1/sqrt(fan_in), 1/sqrt(fan_in)), from `seed`.
+    TrainableWaveNet(WaveNetSpec spec, std::uint64_t seed);
+
+    // x [B, T] -> y [B, T - receptive_field() + 1]. Records a graph when grad mode is on.
+    Tensor forward(const Tensor& x) const;
+
+    long receptive_field() const { return spec_.receptive_field(); }
+    const WaveNetSpec& spec() const { return spec_; }
+
+    // The autograd leaves, in .nam weight order.
+    const std::vector<Tensor>& parameters() const { return params_; }
+
+    // The flat .nam weight list (Core's order: per array rechannel, per layer conv weight and
+    // bias, input mixin, layer1x1 weight and bias, then head rechannel; last head_scale).
+    std::vector<float> nam_weights() const;
+    // Replace every parameter's values from a nam_weights() list (used to keep the best).
+    void load_nam_weights(std::span<const float> weights);
+
+    // A complete .nam document: architecture, config, weights, 48 kHz.
+    NamFile to_nam_file(double sample_rate) const;
+
+private:
+    struct Layer {
+        Tensor conv_w, conv_b, mixin_w, layer1x1_w, layer1x1_b;
+        int dilation;
+    };
+    struct Array {
+        Tensor rechannel_w, head_w, head_b;  // head_b undefined without head_bias
+        std::vector<Layer> layers;
+    };
+
+    Tensor make_param(const Shape& shape, long fan_in);
+    Tensor array_forward(const Array& array, const Tensor& condition, Tensor& x, const Tensor& head_in) const;
+
+    WaveNetSpec spec_;
+    std::vector<Array> arrays_;
+    std::vector<Tensor> params_;
+    std::uint64_t rng_state_;
+};
+
+}  // namespace forge::nam::train

@@ -1,0 +1,101 @@
+#include "models/nam/train/trainer.h"
+
+#include "core/autograd/ag.h"
+#include "core/error.h"
+#include "core/optim/adam.h"
+#include "models/nam/train/trainable_wavenet.h"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+namespace forge::nam::train {
+namespace {
+
+// One batch: inputs [B, rf + ny - 1] and targets [B, ny] from the given window starts.
+std::pair<Tensor, Tensor> make_batch(const Segment& s, std::span<const long> starts, long rf, long ny) {
+    const long nx = rf + ny - 1;
+    std::vector<float> x, y;
+    x.reserve(starts.size() * static_cast<std::size_t>(nx));
+    y.reserve(starts.size() * static_cast<std::size_t>(ny));
+    for (long start : starts) {
+        x.insert(x.end(), s.x.begin() + start, s.x.begin() + start + nx);
+        y.insert(y.end(), s.y.begin() + start + rf - 1, s.y.begin() + start + nx);
+    }
+    const auto b = static_cast<std::int64_t>(starts.size());
+    return {Tensor::from(std::span<const float>(x), {b, nx}), Tensor::from(std::span<const float>(y), {b, ny})};
+}
+
+// ESR of the model over a whole segment, every output that has a full receptive field.
+double validation_esr(const TrainableWaveNet& model, const Segment& s) {
+    ag::NoGradScope no_grad;
+    const auto n = static_cast<std::int64_t>(s.x.size());
+    const Tensor out = model.forward(Tensor::from(std::span<const float>(s.x), {1, n})).contiguous();
+    const auto prediction = out.span<float>();
+    return esr(prediction, std::span<const float>(s.y).subspan(static_cast<std::size_t>(model.receptive_field() - 1)));
+}
+
+double run_epoch(TrainableWaveNet& model, optim::Adam& adam, const TrainingData& data, const TrainOptions& o,
+                 const TrainingLoss& loss_fn, std::mt19937_64& rng, int epoch, const TrainCallbacks& cb) {
+    std::vector<long> starts = window_starts(data.train, model.receptive_field(), o.ny);
+    std::shuffle(starts.begin(), starts.end(), rng);
+    const long steps = static_cast<long>(starts.size()) / o.batch;  // drop_last, as the reference
+    check(steps > 0, "the training segment holds {} windows of {} samples, fewer than one batch of {}", starts.size(),
+          o.ny, o.batch);
+    double total = 0.0;
+    for (long step = 0; step < steps; ++step) {
+        const auto [x, y] = make_batch(data.train, std::span<const long>(starts).subspan(static_cast<std::size_t>(step * o.batch), static_cast<std::size_t>(o.batch)),
+                                       model.receptive_field(), o.ny);
+        const Tensor loss = loss_fn(model.forward(x), y);
+        const double value = loss.contiguous().span<float>()[0];
+        ag::backward(loss);
+        adam.step();
+        adam.zero_grad();
+        total += value;
+        if (cb.on_step) cb.on_step({epoch, o.epochs, step + 1, steps, value});
+    }
+    return total / static_cast<double>(steps);
+}
+
+}  // namespace
+
+TrainResult train_wavenet(const TrainingData& data, const TrainOptions& o, const TrainCallbacks& cb) {
+    check(o.epochs > 0 && o.batch > 0 && o.ny > 0, "train: epochs, batch and ny must be positive");
+    TrainableWaveNet model(wavenet_preset(o.preset), o.seed);
+    check(static_cast<long>(data.validation.x.size()) >= model.receptive_field(),
+          "the validation segment ({} samples) is shorter than the receptive field {}", data.validation.x.size(),
+          model.receptive_field());
+    optim::Adam adam(model.parameters(), {.lr = o.lr});
+    const TrainingLoss loss_fn(o.loss);
+    std::mt19937_64 rng(o.seed);
+
+    TrainResult result;
+    result.validation_esr = validation_esr(model, data.validation);
+    std::vector<float> best = model.nam_weights();
+    for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+        const double train_loss = run_epoch(model, adam, data, o, loss_fn, rng, epoch, cb);
+        const double esr_now = validation_esr(model, data.validation);
+        const bool improved = esr_now < result.validation_esr;
+        if (improved) {
+            result.validation_esr = esr_now;
+            result.best_epoch = epoch;
+            best = model.nam_weights();
+        }
+        if (cb.on_epoch) cb.on_epoch({epoch, o.epochs, train_loss, esr_now, result.validation_esr, improved, adam.lr()});
+        adam.set_lr(adam.lr() * (1.0f - o.lr_decay));  // torch's ExponentialLR, stepped per epoch
+    }
+    model.load_nam_weights(best);
+    result.model = model.to_nam_file(o.sample_rate);
+    result.model.metadata.validation_esr = result.validation_esr;
+    return result;
+}
+
+const char* esr_quality(double esr) {
+    if (esr < 0.01) return "Great!";
+    if (esr < 0.035) return "Not bad!";
+    if (esr < 0.1) return "...This *might* sound ok!";
+    if (esr < 0.3) return "...This probably won't sound great :(";
+    return "...Something seems to have gone wrong.";
+}
+
+}  // namespace forge::nam::train
