@@ -1,0 +1,63 @@
+// Picking the next token from logits: penalties for recent tokens, then the usual filters
+// (top-k, top-p, min-p), temperature, and a seeded draw. Temperature 0 is greedy: the highest
+// logit after penalties, the lowest id on ties. The same seed and inputs give the same tokens.
+//
+// The order is llama.cpp's default chain: penalties -> top-k -> top-p -> min-p -> temperature
+// -> draw. Everything works in preallocated buffers: sampling allocates nothing.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+namespace forge::llm {
+
+struct SamplerOptions {
+    float temperature = 0.8f;
+    std::int32_t top_k = 40;          // <= 0: keep all
+    float top_p = 0.95f;              // 1: off
+    float min_p = 0.05f;              // 0: off
+    float repeat_penalty = 1.0f;      // 1: off; divides positive logits, multiplies negative ones
+    float frequency_penalty = 0.0f;   // minus this times the token's count in the window
+    float presence_penalty = 0.0f;    // minus this once if the token is in the window
+    std::int32_t penalty_window = 64; // how many recent tokens the penalties look at
+    std::uint64_t seed = 0;
+};
+
+class Sampler {
+public:
+    Sampler(const SamplerOptions& options, std::int64_t n_vocab);
+
+    // The next token for `logits` [n_vocab], given the tokens accepted so far.
+    std::int32_t sample(std::span<const float> logits);
+    // Record a token (sampled, or part of the prompt) for the penalties.
+    void accept(std::int32_t token);
+    void reset();  // forget the history; the random stream continues
+
+    const SamplerOptions& options() const { return options_; }
+
+private:
+    struct Candidate {
+        std::int32_t id;
+        float logit;
+        float p;
+    };
+    void apply_penalties();
+    void keep_top_k(std::size_t k);
+    void keep_top_p();
+    void keep_min_p();
+    void softmax();
+    std::int32_t greedy() const;
+    std::int32_t draw();
+
+    SamplerOptions options_;
+    std::mt19937_64 rng_;
+    std::vector<Candidate> candidates_;  // capacity n_vocab; size = how many survive
+    std::vector<std::int32_t> history_;  // ring of the last penalty_window tokens
+    std::size_t history_next_ = 0;
+    std::size_t history_size_ = 0;
+    std::vector<std::int32_t> counted_;  // scratch for penalties: distinct ids in the window
+};
+
+}  // namespace forge::llm

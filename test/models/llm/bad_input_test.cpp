@@ -1,0 +1,109 @@
+// Inputs forge must refuse with one clear error: a file that is not a GGUF, an architecture it
+// does not run, a missing or mis-shaped tensor, a token id out of range, and more tokens than
+// the context holds.
+#include "core/error.h"
+#include "core/gguf/gguf_writer.h"
+#include "models/llm/model.h"
+#include "models/llm/session.h"
+#include "test/models/llm/golden.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace forge::llm {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kModel = test::golden_path("llama-f32.gguf");
+
+// The message of the error `f` throws ("" if it throws none).
+template <typename F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// A copy of the llama golden with `edit` applied, as bytes the test keeps alive.
+template <typename Edit>
+std::vector<std::byte> edited_model(Edit&& edit) {
+    const gguf::GgufFile source = gguf::GgufFile::open(kModel);
+    gguf::GgufWriter writer;
+    for (const auto& kv : source.metadata()) writer.set(kv.key, kv.value);
+    for (const auto& info : source.tensors()) {
+        gguf::TensorInfo copy = info;
+        if (!edit(writer, copy)) continue;  // dropped
+        writer.add_tensor(copy.name, copy.dtype, copy.dims, source.tensor_bytes(info).first(copy.nbytes));
+    }
+    return writer.to_bytes();
+}
+
+// Written to a file: weights are borrowed from a mapping, as in real use.
+std::string load_error(const std::vector<std::byte>& bytes) {
+    const std::string path = ::testing::TempDir() + "/edited.gguf";
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+    const std::string error = error_of([&] { Model::load(path); });
+    std::remove(path.c_str());
+    return error;
+}
+
+TEST(LlmBadInput, NotAGguf) {
+    const std::string path = ::testing::TempDir() + "/not_a_gguf.gguf";
+    std::ofstream(path) << "this is plain text, not a model";
+    EXPECT_THAT(error_of([&] { Model::load(path); }), HasSubstr("GGUF"));
+    std::remove(path.c_str());
+}
+
+TEST(LlmBadInput, UnsupportedArchitecture) {
+    const auto bytes = edited_model([](gguf::GgufWriter& w, gguf::TensorInfo&) {
+        w.set("general.architecture", std::string("mamba"));
+        return true;
+    });
+    EXPECT_THAT(load_error(bytes), HasSubstr("unsupported architecture 'mamba'"));
+}
+
+TEST(LlmBadInput, MissingTensor) {
+    const auto bytes = edited_model([](gguf::GgufWriter&, gguf::TensorInfo& t) { return t.name != "blk.1.ffn_up.weight"; });
+    EXPECT_THAT(load_error(bytes), HasSubstr("tensor blk.1.ffn_up.weight is missing"));
+}
+
+TEST(LlmBadInput, MisShapedTensor) {
+    const auto bytes = edited_model([](gguf::GgufWriter&, gguf::TensorInfo& t) {
+        if (t.name == "blk.0.attn_k.weight") {  // keep the bytes of a smaller matrix
+            t.dims[1] /= 2;
+            t.nbytes /= 2;
+        }
+        return true;
+    });
+    EXPECT_THAT(load_error(bytes), HasSubstr("tensor blk.0.attn_k.weight has shape [16, 64], expected [32, 64]"));
+}
+
+TEST(LlmBadInput, TokenOutOfRange) {
+    const Model model = Model::load(kModel);
+    Session session(model, {});
+    const std::vector<std::int32_t> tokens = {1, 511};
+    EXPECT_THAT(error_of([&] { session.eval(tokens); }), HasSubstr("token id 511 at position 1 is out of range [0, 511)"));
+    EXPECT_EQ(session.n_past(), 0);
+}
+
+TEST(LlmBadInput, PromptLongerThanContext) {
+    const Model model = Model::load(kModel);
+    SessionOptions options;
+    options.n_ctx = 8;
+    Session session(model, options);
+    const std::vector<std::int32_t> tokens(9, 1);
+    EXPECT_THAT(error_of([&] { session.eval(tokens); }), HasSubstr("the context is full"));
+    session.eval(std::span(tokens).first(8));
+    EXPECT_THAT(error_of([&] { session.eval(std::span(tokens).first(1)); }), HasSubstr("the context is full"));
+}
+
+}  // namespace
+}  // namespace forge::llm

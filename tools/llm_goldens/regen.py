@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""Regenerate the LLM oracle goldens in test/data/llm/ (needs the llama.cpp oracle kit, set up).
+
+  cp -r ../shared/oracles/llm /tmp/llm-oracles && bash /tmp/llm-oracles/setup.sh
+  /usr/bin/python3 tools/llm_goldens/regen.py --kit /tmp/llm-oracles --forge build-llm-simd/app/forge
+
+For each model: NAME.gguf (random weights, 511-token vocab), NAME.logits.f32 (llama.cpp's raw
+logits for every prompt position, f32 KV cache, little-endian [n_tokens, n_vocab]) and
+NAME.json (prompt tokens and llama.cpp's 32-token greedy continuation). The tests compare
+forge against these files and need neither node nor the network.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = "/usr/bin/python3"
+# A fixed prompt over the tiny vocabulary: bytes, merges and a special token (503+).
+PROMPT = [72, 101, 108, 108, 111, 44, 256, 300, 350, 400, 450, 500, 12, 33, 261, 270, 280, 290, 310, 320,
+          330, 340, 509, 77]
+SMALL = ["--n-layer", "2", "--n-embd", "64", "--n-head", "4", "--n-head-kv", "2", "--n-ff", "128"]
+# K-quants need rows of whole 256-value super-blocks.
+WIDE = ["--n-layer", "1", "--n-embd", "256", "--n-head", "4", "--n-head-kv", "2", "--n-ff", "256"]
+
+# name: (arch, shape, seed, make_gguf dtype, extra args, forge quantize type or None)
+MODELS = {
+    "llama-f32": ("llama", SMALL, 1, "f32", [], None),
+    "qwen2-f32": ("qwen2", SMALL, 3, "f32", [], None),
+    "qwen3-f32": ("qwen3", SMALL, 2, "f32", ["--tie-embeddings"], None),
+    "qwen3-f16": ("qwen3", SMALL, 2, "f16", ["--tie-embeddings"], None),
+    "qwen3-q8_0": ("qwen3", SMALL, 2, "q8_0", ["--tie-embeddings"], None),
+    "qwen3-q4_0": ("qwen3", SMALL, 2, "q4_0", ["--tie-embeddings"], None),
+    "llama-q8_0": ("llama", SMALL, 1, "q8_0", [], None),
+    "qwen2-q4_0": ("qwen2", SMALL, 3, "f32", [], "Q4_0"),
+    "llama-q4_k": ("llama", WIDE, 4, "f32", [], "Q4_K_M"),
+    "qwen3-q6_k": ("qwen3", WIDE, 5, "f32", [], "Q6_K"),
+}
+
+
+def run(cmd):
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def make_model(name, spec, kit, forge, out, tmp):
+    arch, shape, seed, dtype, extra, qtype = spec
+    base_arch = "llama" if arch == "qwen2" else arch
+    src = os.path.join(tmp, name + ".src.gguf")
+    run([PY, os.path.join(kit, "make_gguf.py"), "-q", "-o", src, "--arch", base_arch, "--tokenizer", "tiny",
+         "--seed", str(seed), "--dtype", dtype, *shape, *extra])
+    if arch == "qwen2":
+        converted = os.path.join(tmp, name + ".qwen2.gguf")
+        run([PY, os.path.join(HERE, "to_qwen2.py"), kit, src, converted, "--seed", str(seed)])
+        src = converted
+    dst = os.path.join(out, name + ".gguf")
+    if qtype:
+        run([forge, "--quiet", "quantize", "--pure", src, dst, qtype])
+    else:
+        os.replace(src, dst)
+    return dst
+
+
+def oracle(model, name, kit, out):
+    js = os.path.join(out, name + ".oracle.json")
+    run(["node", os.path.join(kit, "llama_oracle.mjs"), "--model", model, "--tokens", ",".join(map(str, PROMPT)),
+         "--gen", "32", "--top", "1", "--kv-type", "f32", "--threads", "2", "--add-bos", "no",
+         "--logits-out", os.path.join(out, name + ".logits.f32"), "--out", js])
+    with open(js) as f:
+        r = json.load(f)
+    os.remove(js)
+    golden = {"prompt": PROMPT, "eval_tokens": r["eval_tokens"], "greedy": r["greedy"]["tokens"],
+              "argmax": [p["argmax"] for p in r["positions"]]}
+    with open(os.path.join(out, name + ".json"), "w") as f:
+        json.dump(golden, f)
+        f.write("\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kit", default="/tmp/llm-oracles")
+    ap.add_argument("--forge", required=True, help="a forge binary (for forge quantize)")
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "test", "data", "llm"))
+    ap.add_argument("--only", nargs="*")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, spec in MODELS.items():
+            if a.only and name not in a.only:
+                continue
+            model = make_model(name, spec, a.kit, os.path.abspath(a.forge), a.out, tmp)
+            oracle(model, name, a.kit, a.out)
+            print(name, os.path.getsize(model), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""Turn a llama-arch GGUF from the oracle kit's make_gguf.py into a qwen2 one.
+
+qwen2 is llama's block with biases on the q, k and v projections and NEOX RoPE (llama.cpp
+picks the RoPE flavour from the architecture name). The kit's generator has no qwen2, so this
+renames the "llama.*" metadata to "qwen2.*" and adds random f32 biases; every other tensor is
+copied byte for byte. Usage: to_qwen2.py KIT_DIR IN.gguf OUT.gguf [--seed S] [--bias-std X]
+"""
+import argparse
+import sys
+import zlib
+
+import numpy as np
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("kit")
+    ap.add_argument("src")
+    ap.add_argument("dst")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--bias-std", type=float, default=0.2)
+    a = ap.parse_args()
+    sys.path.insert(0, a.kit)
+    import gguf_io as G
+
+    r = G.GGUFReader(a.src)
+    w = G.GGUFWriter(a.dst)
+    # The reader keeps values, not their tags: restore the tags make_gguf.py writes.
+    for key, value in r.kv.items():
+        if key == "general.architecture":
+            value = "qwen2"
+        key = "qwen2." + key[len("llama."):] if key.startswith("llama.") else key
+        if isinstance(value, str):
+            w.add_string(key, value)
+        elif isinstance(value, bool):
+            w.add_bool(key, value)
+        elif isinstance(value, int):
+            w.add_u32(key, value)
+        elif isinstance(value, float):
+            w.add_f32(key, value)
+        elif isinstance(value, list):
+            w.add_array(key, G.T_STRING, value)
+        elif isinstance(value, np.ndarray):
+            w.add_array(key, G.T_INT32, value.astype(np.int32).tolist())
+        else:
+            sys.exit(f"unexpected metadata {key}: {type(value)}")
+
+    def copy(name):
+        return lambda: r.raw(name)
+
+    for name, (ne, gt, _) in r.tensors.items():
+        w.add_tensor(name, ne, gt, copy(name))
+        for proj in ("attn_q", "attn_k", "attn_v"):
+            if name.endswith(proj + ".weight"):
+                bias = name[: -len("weight")] + "bias"
+                rng = np.random.default_rng([a.seed, zlib.crc32(bias.encode())])
+                values = (rng.standard_normal(ne[1], dtype=np.float32) * np.float32(a.bias_std)).astype("<f4")
+                w.add_tensor(bias, [ne[1]], G.GGML_F32, lambda v=values: v.tobytes())
+    w.write()
+
+
+if __name__ == "__main__":
+    main()
