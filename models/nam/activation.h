@@ -25,6 +25,8 @@ public:
     void apply(Signal x, std::int64_t channels, std::int64_t frames) const noexcept;
 
     kernels::NamActivation op() const { return op_; }
+    const kernels::NamActivationParams& params() const { return params_; }
+    bool per_channel() const { return !channel_slopes_.empty(); }  // PReLU with a slope per channel
 
 private:
     kernels::NamActivation op_ = kernels::NamActivation::Identity;

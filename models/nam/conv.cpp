@@ -75,7 +75,7 @@ void CausalConv::prepare(int max_frames) {
     write_ = history();
 }
 
-void CausalConv::process(ConstSignal in, Signal out, int frames) noexcept {
+Signal CausalConv::input_block(int frames) noexcept {
     const std::int64_t h = history();
     if (write_ + frames > line_.capacity()) {
         for (std::int64_t c = 0; c < in_channels(); ++c) {
@@ -84,12 +84,23 @@ void CausalConv::process(ConstSignal in, Signal out, int frames) noexcept {
         }
         write_ = h;
     }
-    for (std::int64_t c = 0; c < in_channels(); ++c)
-        std::memcpy(line_.signal().row(c) + write_, in.row(c), static_cast<std::size_t>(frames) * sizeof(float));
     const Signal line = line_.signal();
-    const ConstSignal window{line.data + (write_ - h), line.stride};
+    return {line.data + write_, line.stride};
+}
+
+ConstSignal CausalConv::window() const {
+    const ConstSignal line = line_.signal();
+    return {line.data + write_, line.stride};
+}
+
+void CausalConv::process(ConstSignal in, Signal out, int frames) noexcept {
+    const Signal block = input_block(frames);
+    for (std::int64_t c = 0; c < in_channels(); ++c)
+        std::memcpy(block.row(c), in.row(c), static_cast<std::size_t>(frames) * sizeof(float));
+    const std::int64_t h = history();
+    const ConstSignal window{block.data - h, block.stride};
     kernels::active::conv1d(conv_call(w_, window, h + frames, out, frames));
-    write_ += frames;
+    advance(frames);
 }
 
 }  // namespace forge::nam

@@ -49,6 +49,7 @@ public:
     void process(ConstSignal in, Signal out, int frames) const noexcept;
     int in_channels() const { return w_.shape().in_channels; }
     int out_channels() const { return w_.shape().out_channels; }
+    const ConvWeights& weights() const { return w_; }
 
 private:
     ConvWeights w_;
@@ -59,11 +60,21 @@ public:
     CausalConv(ConvShape shape, WeightCursor& weights, std::string_view what);
     void prepare(int max_frames);  // sizes the history buffer and clears it
     void process(ConstSignal in, Signal out, int frames) noexcept;
+
+    // The same in three steps, for a caller that writes the block straight into the line (the
+    // previous WaveNet layer) and runs its own kernel on it: input_block() makes room and
+    // says where the block goes; window() is the block with the history at negative columns;
+    // advance() moves past the block.
+    Signal input_block(int frames) noexcept;
+    ConstSignal window() const;
+    void advance(int frames) noexcept { write_ += frames; }
+
     int history() const { return (w_.shape().kernel_size - 1) * w_.shape().dilation; }
     int in_channels() const { return w_.shape().in_channels; }
     int out_channels() const { return w_.shape().out_channels; }
     int kernel_size() const { return w_.shape().kernel_size; }
     int dilation() const { return w_.shape().dilation; }
+    const ConvWeights& weights() const { return w_; }
 
 private:
     ConvWeights w_;

@@ -36,7 +36,7 @@ LayerArray::LayerArray(const LayerArrayConfig& config, WeightCursor& weights, co
 }
 
 void LayerArray::prepare(int max_frames) {
-    rechanneled_.resize(config_.channels, max_frames);
+    residual_.resize(config_.channels, max_frames);
     head_sum_.resize(config_.head_output_size(), max_frames);
     head_out_.resize(config_.head_size, max_frames);
     for (auto& layer : layers_) layer.prepare(max_frames);
@@ -51,17 +51,11 @@ void LayerArray::process(ConstSignal x, ConstSignal condition, const ConstSignal
     } else {
         for (std::int64_t c = 0; c < rows; ++c) std::memset(sum.row(c), 0, static_cast<std::size_t>(frames) * 4);
     }
-    rechannel_.process(x, rechanneled_.signal(), frames);
-    ConstSignal input = rechanneled_.signal();
-    const auto n = static_cast<std::size_t>(frames);
-    for (auto& layer : layers_) {
-        layer.process(input, condition, frames);
-        const ConstSignal h = layer.head();
-        for (std::int64_t c = 0; c < rows; ++c) {
-            std::span<float> acc(sum.row(c), n);
-            kernels::active::binary(kernels::BinaryOp::Add, acc, {h.row(c), n}, acc);
-        }
-        input = layer.next();
+    // Each layer's output goes straight into the next layer's input; the last one's is the residual.
+    rechannel_.process(x, layers_.front().input(frames), frames);
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+        const Signal next = i + 1 < layers_.size() ? layers_[i + 1].input(frames) : residual_.signal();
+        layers_[i].process(condition, next, sum, frames);
     }
     head_rechannel_->process(sum, head_out_.signal(), frames);
 }

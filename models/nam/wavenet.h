@@ -20,7 +20,7 @@ public:
     void prepare(int max_frames);
     // head_in: the previous array's head output, or null for the first array.
     void process(ConstSignal x, ConstSignal condition, const ConstSignal* head_in, int frames) noexcept;
-    ConstSignal residual() const { return layers_.back().next(); }
+    ConstSignal residual() const { return residual_.signal(); }
     ConstSignal head() const { return head_out_.signal(); }
     long receptive_field() const;
 
@@ -29,7 +29,7 @@ private:
     Conv1x1 rechannel_;
     std::vector<WaveNetLayer> layers_;
     std::optional<CausalConv> head_rechannel_;  // its weights follow the layers'
-    SignalBuffer rechanneled_, head_sum_, head_out_;
+    SignalBuffer residual_, head_sum_, head_out_;  // the last layer's next, Σ heads, head rechannel
 };
 
 // The post-stack head: for each stage, activation then a biased causal conv (Core's

@@ -3,6 +3,7 @@
 #include "kernels/backend.h"
 #include "kernels/binary.h"
 #include "kernels/nam_activation.h"
+#include "kernels/nam_wavenet.h"
 
 #include <algorithm>
 #include <cstring>
@@ -22,6 +23,28 @@ void add_rows(ConstSignal x, Signal y, int rows, int frames) noexcept {
         std::span<float> out(y.row(c), n);
         kernels::active::binary(kernels::BinaryOp::Add, out, {x.row(c), n}, out);
     }
+}
+
+kernels::NamGating kernel_gating(Gating g) {
+    switch (g) {
+        case Gating::None: return kernels::NamGating::None;
+        case Gating::Gated: return kernels::NamGating::Gated;
+        case Gating::Blended: return kernels::NamGating::Blended;
+    }
+    return kernels::NamGating::None;
+}
+
+// Core's [out][in][K] as [K][in][out]: each (tap, input) pair's weights for all outputs are
+// contiguous, the order in which the fused kernel broadcasts them.
+std::vector<float> input_major(const ConvWeights& w) {
+    const ConvShape& s = w.shape();
+    std::vector<float> packed(static_cast<std::size_t>(s.out_channels) * s.in_channels * s.kernel_size);
+    for (int o = 0; o < s.out_channels; ++o)
+        for (int c = 0; c < s.in_channels; ++c)
+            for (int k = 0; k < s.kernel_size; ++k)
+                packed[(static_cast<std::size_t>(k) * s.in_channels + c) * s.out_channels + o] =
+                    w.weight()[(static_cast<std::size_t>(o) * s.in_channels + c) * s.kernel_size + k];
+    return packed;
 }
 
 int doubled_if_gated(const LayerArrayConfig& a, const WaveNetLayerConfig& l) {
@@ -66,20 +89,83 @@ WaveNetLayer::WaveNetLayer(const LayerArrayConfig& a, const WaveNetLayerConfig& 
     head1x1_post_ = make_film(c, a.head1x1_out_channels, a.head1x1_post, w, what + " head1x1_post_film");
 }
 
+bool WaveNetLayer::fits_fused_kernel() const {
+    for (const auto* film : {&conv_pre_, &conv_post_, &mixin_pre_, &mixin_post_, &activation_pre_, &activation_post_,
+                             &layer1x1_post_, &head1x1_post_})
+        if (*film) return false;
+    const auto ungrouped = [](const std::optional<Conv1x1>& c) { return !c || c->weights().shape().groups == 1; };
+    return conv_.weights().shape().groups == 1 && mixin_.weights().shape().groups == 1 && ungrouped(layer1x1_) &&
+           ungrouped(head1x1_) && !activation_.per_channel() && !secondary_.per_channel();
+}
+
+// Shape and weights of the fused kernel's call. Run at prepare time, once the layer has
+// reached its final place in memory (the call holds pointers into its members).
+void WaveNetLayer::pack_fused_weights() {
+    conv_packed_ = input_major(conv_.weights());
+    mixin_packed_ = input_major(mixin_.weights());
+    if (layer1x1_) layer1x1_packed_ = input_major(layer1x1_->weights());
+    if (head1x1_) head1x1_packed_ = input_major(head1x1_->weights());
+    kernels::NamWaveNetLayer& k = kernel_;
+    k.channels = channels_;
+    k.bottleneck = bottleneck_;
+    k.condition_size = condition_size_;
+    k.kernel_size = conv_.kernel_size();
+    k.dilation = conv_.dilation();
+    k.gating = kernel_gating(gating_);
+    k.activation = activation_.op();
+    k.activation_params = activation_.params();
+    k.secondary = secondary_.op();
+    k.secondary_params = secondary_.params();
+    k.conv = conv_packed_.data();
+    k.conv_bias = conv_.weights().bias();
+    k.mixin = mixin_packed_.data();
+    k.layer1x1 = layer1x1_ ? layer1x1_packed_.data() : nullptr;
+    k.layer1x1_bias = layer1x1_ ? layer1x1_->weights().bias() : nullptr;
+    k.head1x1 = head1x1_ ? head1x1_packed_.data() : nullptr;
+    k.head1x1_bias = head1x1_ ? head1x1_->weights().bias() : nullptr;
+    k.head_size = head1x1_ ? head1x1_->out_channels() : bottleneck_;
+}
+
 void WaveNetLayer::prepare(int max_frames) {
+    fused_ = fits_fused_kernel();
     conv_.prepare(max_frames);
     z_.resize(conv_.out_channels(), max_frames);
+    if (fused_) {
+        pack_fused_weights();
+        return;
+    }
+    x_.resize(channels_, max_frames);
     mix_.resize(conv_.out_channels(), max_frames);
     film_in_.resize(std::max(channels_, condition_size_), max_frames);
     if (gating_ == Gating::Blended) pre_.resize(bottleneck_, max_frames);
     if (head1x1_) head_.resize(head1x1_->out_channels(), max_frames);
-    next_.resize(channels_, max_frames);
     for (auto* film : {&conv_pre_, &conv_post_, &mixin_pre_, &mixin_post_, &activation_pre_, &activation_post_,
                        &layer1x1_post_, &head1x1_post_})
         if (*film) (*film)->prepare(max_frames);
 }
 
-ConstSignal WaveNetLayer::head() const { return head1x1_ ? head_.signal() : z_.signal(); }
+Signal WaveNetLayer::input(int frames) noexcept { return fused_ ? conv_.input_block(frames) : x_.signal(); }
+
+void WaveNetLayer::process(ConstSignal condition, Signal next, Signal head_sum, int frames) noexcept {
+    if (!fused_) {
+        process_general(condition, next, head_sum, frames);
+        return;
+    }
+    kernels::NamWaveNetLayer k = kernel_;
+    const ConstSignal x = conv_.window();
+    k.input = x.data;
+    k.input_stride = x.stride;
+    k.condition = condition.data;
+    k.condition_stride = condition.stride;
+    k.z = z_.signal().data;  // dense: rows × frames
+    k.next = next.data;
+    k.next_stride = next.stride;
+    k.head = head_sum.data;
+    k.head_stride = head_sum.stride;
+    k.frames = frames;
+    kernels::active::nam_wavenet_layer(k);
+    conv_.advance(frames);
+}
 
 void WaveNetLayer::activate(ConstSignal condition, int frames) noexcept {
     const Signal z = z_.signal();
@@ -103,7 +189,8 @@ void WaveNetLayer::activate(ConstSignal condition, int frames) noexcept {
     if (activation_post_) activation_post_->apply(z, condition, frames);
 }
 
-void WaveNetLayer::process(ConstSignal x, ConstSignal condition, int frames) noexcept {
+void WaveNetLayer::process_general(ConstSignal condition, Signal next, Signal head_sum, int frames) noexcept {
+    const ConstSignal x = x_.signal();
     const Signal z = z_.signal();
     ConstSignal conv_in = x;
     if (conv_pre_) {
@@ -128,15 +215,18 @@ void WaveNetLayer::process(ConstSignal x, ConstSignal condition, int frames) noe
     activate(condition, frames);
 
     if (layer1x1_) {
-        layer1x1_->process(z, next_.signal(), frames);
-        if (layer1x1_post_ && gating_ == Gating::Blended) layer1x1_post_->apply(next_.signal(), condition, frames);
-        add_rows(x, next_.signal(), channels_, frames);
+        layer1x1_->process(z, next, frames);
+        if (layer1x1_post_ && gating_ == Gating::Blended) layer1x1_post_->apply(next, condition, frames);
+        add_rows(x, next, channels_, frames);
     } else {
-        copy_rows(x, next_.signal(), channels_, frames);
+        copy_rows(x, next, channels_, frames);
     }
     if (head1x1_) {
         head1x1_->process(z, head_.signal(), frames);
         if (head1x1_post_) head1x1_post_->apply(head_.signal(), condition, frames);
+        add_rows(head_.signal(), head_sum, head1x1_->out_channels(), frames);
+    } else {
+        add_rows(z, head_sum, bottleneck_, frames);
     }
 }
 
