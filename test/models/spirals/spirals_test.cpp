@@ -1,5 +1,6 @@
-// The spirals task end to end, shortened to keep the suite fast: gradient optimizers reach
-// 99% training accuracy, ES makes clear progress, and a run is reproducible from its seed.
+// The spirals task end to end, shrunk to keep the suite fast (200 points,
+// fewer steps than the CLI defaults): gradient optimizers reach 99% training accuracy, ES
+// makes clear progress, and a run is reproducible from its seed.
 #include "models/spirals/spirals_data.h"
 #include "models/spirals/spirals_train.h"
 
@@ -17,28 +18,28 @@ TEST(Spirals, DataIsBalancedAndSeeded) {
 }
 
 TEST(Spirals, AdamWReaches99Percent) {
-    const TrainResult r = train({.method = Method::AdamW, .steps = 400});
+    const TrainResult r = train({.method = Method::AdamW, .steps = 300, .per_class = 100});
     EXPECT_GE(r.accuracy, 0.99f);
 }
 
 TEST(Spirals, MuonReaches99Percent) {
-    const TrainResult r = train({.method = Method::Muon, .steps = 200});
+    const TrainResult r = train({.method = Method::Muon, .steps = 250, .per_class = 100});
     EXPECT_GE(r.accuracy, 0.99f);
 }
 
 TEST(Spirals, SgdReaches99Percent) {
-    const TrainResult r = train({.method = Method::Sgd, .steps = 1500});
+    const TrainResult r = train({.method = Method::Sgd, .steps = 800, .per_class = 100});
     EXPECT_GE(r.accuracy, 0.99f);
 }
 
 TEST(Spirals, EsLearns) {
-    const TrainResult r = train({.method = Method::Es, .steps = 40, .per_class = 100});
+    const TrainResult r = train({.method = Method::Es, .steps = 40, .hidden = 16, .per_class = 50});
     EXPECT_GE(r.accuracy, 0.6f);
 }
 
 TEST(Spirals, SameSeedSameResult) {
-    const TrainResult a = train({.method = Method::AdamW, .steps = 30, .seed = 4});
-    const TrainResult b = train({.method = Method::AdamW, .steps = 30, .seed = 4});
+    const TrainResult a = train({.method = Method::AdamW, .steps = 20, .seed = 4, .hidden = 16, .per_class = 50});
+    const TrainResult b = train({.method = Method::AdamW, .steps = 20, .seed = 4, .hidden = 16, .per_class = 50});
     EXPECT_EQ(a.loss, b.loss);
 }
 
