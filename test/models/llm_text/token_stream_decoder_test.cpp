@@ -24,9 +24,9 @@ bool is_valid_utf8(const std::string& text) {
 TEST(TokenStreamDecoder, HoldsBackIncompleteCharacters) {
     TokenStreamDecoder decoder;
     const std::string euro = "\xE2\x82\xAC";  // €
-    EXPECT_EQ(decoder.push_bytes("a" + euro.substr(0, 1)), "a");
+    EXPECT_EQ(decoder.push_bytes(std::string("a").append(euro, 0, 1)), "a");
     EXPECT_EQ(decoder.push_bytes(euro.substr(1, 1)), "");
-    EXPECT_EQ(decoder.push_bytes(euro.substr(2) + "b"), euro + "b");
+    EXPECT_EQ(decoder.push_bytes(std::string(euro, 2).append("b")), std::string(euro).append("b"));
     EXPECT_EQ(decoder.flush(), "");
 }
 
