@@ -15,6 +15,8 @@ packages=(
     nlohmann-json3-dev          # nlohmann/json: JSON in and out
     libsndfile1-dev             # libsndfile: WAV and FLAC in and out (forge nam)
     libsamplerate0-dev          # libsamplerate: sample-rate conversion (forge nam)
+    libpcre2-dev                # PCRE2: Unicode regexes of the LLM tokenizers' pre-tokenizers
+    zlib1g-dev                  # zlib: reading the gzip-compressed tokenizer test fixtures
     clang-14 libclang-rt-14-dev # libFuzzer + sanitizers: the GGUF fuzzer (test/fuzz/build.sh)
 )
 
