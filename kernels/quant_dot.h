@@ -40,7 +40,8 @@ float dot(std::span<const BlockTQ2_0> w, std::span<const BlockQ8_K> a) noexcept;
 }  // namespace scalar
 
 // Same bits as scalar; AVX2 (and AVX-512 VNNI where the build targets it) integer dot
-// products for the formats that carry most models (Q8_0, Q4_0, Q4_K, Q6_K), scalar for the rest.
+// products for Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K and Q8_K, scalar for the rest
+// (Q2_K, Q3_K, IQ4_NL, IQ4_XS, TQ1_0, TQ2_0).
 namespace simd {
 float dot(std::span<const BlockQ4_0> w, std::span<const BlockQ8_0> a) noexcept;
 float dot(std::span<const BlockQ4_1> w, std::span<const BlockQ8_0> a) noexcept;

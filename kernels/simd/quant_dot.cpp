@@ -4,6 +4,8 @@
 // The byte-product tricks follow ggml's x86 kernels (ggml-cpu/arch/x86/quants.c, MIT).
 #include "kernels/quant_dot.h"
 
+#include <cstring>
+
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
@@ -45,6 +47,25 @@ inline __m256i unpack_nibbles_16(const std::uint8_t* qs) {
     return _mm256_set_m128i(high, low);
 }
 
+// The 32 bits of a Q5 block's qh as 32 bytes: 0x10 where the bit is set (the quant's bit 4).
+inline __m256i q5_high_bits(const std::array<std::uint8_t, 4>& qh_bytes) {
+    std::uint32_t qh;
+    std::memcpy(&qh, qh_bytes.data(), 4);
+    // Byte i of the result looks at byte i / 8 of qh, then at bit i % 8 of it.
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(static_cast<int>(qh)),
+        _mm256_setr_epi64x(0x0000000000000000, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
+    const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+    return _mm256_and_si256(set, _mm256_set1_epi8(0x10));
+}
+
+// A Q5 block's 32 quants in [0, 32).
+template <typename Block>
+inline __m256i unpack_q5(const Block& b) {
+    return _mm256_or_si256(unpack_nibbles_16(b.qs.data()), q5_high_bits(b.qh));
+}
+
 }  // namespace
 
 float dot(std::span<const BlockQ8_0> w, std::span<const BlockQ8_0> a) noexcept {
@@ -68,6 +89,84 @@ float dot(std::span<const BlockQ4_0> w, std::span<const BlockQ8_0> a) noexcept {
         // Σ (q - 8) a = Σ q a - Σ 8 a, both with non-negative first operands.
         const __m256i lanes = _mm256_sub_epi32(dot_groups(q, aq), dot_groups(eight, aq));
         sum += half(w[i].d) * half(a[i].d) * static_cast<float>(horizontal_sum(lanes));
+    }
+    return sum;
+}
+
+float dot(std::span<const BlockQ5_0> w, std::span<const BlockQ8_0> a) noexcept {
+    const __m256i sixteen = _mm256_set1_epi8(16);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const __m256i aq = load32(a[i].qs.data());
+        const __m256i lanes = _mm256_sub_epi32(dot_groups(unpack_q5(w[i]), aq), dot_groups(sixteen, aq));
+        sum += half(w[i].d) * half(a[i].d) * static_cast<float>(horizontal_sum(lanes));
+    }
+    return sum;
+}
+
+// Formats with a min: Σ q a and Σ a, then the scalar code's float step.
+template <typename Block, typename Unpack>
+float dot_with_min(std::span<const Block> w, std::span<const BlockQ8_0> a, Unpack unpack) {
+    const __m256i ones = _mm256_set1_epi8(1);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const __m256i aq = load32(a[i].qs.data());
+        const int isum = horizontal_sum(dot_groups(unpack(w[i]), aq));
+        const int asum = horizontal_sum(dot_groups(ones, aq));
+        const float da = half(a[i].d);
+        sum += half(w[i].d) * da * static_cast<float>(isum) + half(w[i].m) * da * static_cast<float>(asum);
+    }
+    return sum;
+}
+
+float dot(std::span<const BlockQ4_1> w, std::span<const BlockQ8_0> a) noexcept {
+    return dot_with_min(w, a, [](const BlockQ4_1& b) { return unpack_nibbles_16(b.qs.data()); });
+}
+
+float dot(std::span<const BlockQ5_1> w, std::span<const BlockQ8_0> a) noexcept {
+    return dot_with_min(w, a, [](const BlockQ5_1& b) { return unpack_q5(b); });
+}
+
+float dot(std::span<const BlockQ8_K> w, std::span<const BlockQ8_K> a) noexcept {
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        __m256i lanes = _mm256_setzero_si256();
+        for (int j = 0; j < 256; j += 32) {
+            const __m256i wq = load32(w[i].qs.data() + j);
+            const __m256i aq = load32(a[i].qs.data() + j);
+            lanes = _mm256_add_epi32(lanes, dot_groups(_mm256_abs_epi8(wq), _mm256_sign_epi8(aq, wq)));
+        }
+        sum += a[i].d * w[i].d * static_cast<float>(horizontal_sum(lanes));
+    }
+    return sum;
+}
+
+float dot(std::span<const BlockQ5_K> w, std::span<const BlockQ8_K> a) noexcept {
+    const __m256i mask = _mm256_set1_epi8(0x0F);
+    const __m256i one = _mm256_set1_epi8(1);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        __m256i isum = _mm256_setzero_si256();
+        __m256i imin = _mm256_setzero_si256();
+        const __m256i qh = load32(w[i].qh.data());
+        for (int chunk = 0; chunk < 4; ++chunk) {
+            const __m256i bytes = load32(w[i].qs.data() + 32 * chunk);
+            // Bit 2c of qh byte l is bit 4 of element 64c + l, bit 2c+1 that of element 64c + 32 + l.
+            const __m256i h0 = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * chunk)), one);
+            const __m256i h1 = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * chunk + 1)), one);
+            const __m256i low = _mm256_or_si256(_mm256_and_si256(bytes, mask), _mm256_slli_epi16(h0, 4));
+            const __m256i high = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask), _mm256_slli_epi16(h1, 4));
+            const __m256i a0 = load32(a[i].qs.data() + 64 * chunk);
+            const __m256i a1 = load32(a[i].qs.data() + 64 * chunk + 32);
+            const auto s0 = unpack_scale_min_k4(2 * chunk, w[i].scales);
+            const auto s1 = unpack_scale_min_k4(2 * chunk + 1, w[i].scales);
+            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(low, a0), _mm256_set1_epi32(s0.scale)));
+            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(high, a1), _mm256_set1_epi32(s1.scale)));
+            imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(one, a0), _mm256_set1_epi32(s0.min)));
+            imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(one, a1), _mm256_set1_epi32(s1.min)));
+        }
+        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(isum)) -
+               a[i].d * half(w[i].dmin) * static_cast<float>(horizontal_sum(imin));
     }
     return sum;
 }
@@ -138,20 +237,98 @@ float dot(std::span<const BlockQ6_K> w, std::span<const BlockQ8_K> a) noexcept {
 
 float dot(std::span<const BlockQ8_0> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
 float dot(std::span<const BlockQ4_0> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ5_0> w, std::span<const BlockQ8_0> a) noexcept {
+    const __m256i sixteen = _mm256_set1_epi8(16);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const __m256i aq = load32(a[i].qs.data());
+        const __m256i lanes = _mm256_sub_epi32(dot_groups(unpack_q5(w[i]), aq), dot_groups(sixteen, aq));
+        sum += half(w[i].d) * half(a[i].d) * static_cast<float>(horizontal_sum(lanes));
+    }
+    return sum;
+}
+
+// Formats with a min: Σ q a and Σ a, then the scalar code's float step.
+template <typename Block, typename Unpack>
+float dot_with_min(std::span<const Block> w, std::span<const BlockQ8_0> a, Unpack unpack) {
+    const __m256i ones = _mm256_set1_epi8(1);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const __m256i aq = load32(a[i].qs.data());
+        const int isum = horizontal_sum(dot_groups(unpack(w[i]), aq));
+        const int asum = horizontal_sum(dot_groups(ones, aq));
+        const float da = half(a[i].d);
+        sum += half(w[i].d) * da * static_cast<float>(isum) + half(w[i].m) * da * static_cast<float>(asum);
+    }
+    return sum;
+}
+
+float dot(std::span<const BlockQ4_1> w, std::span<const BlockQ8_0> a) noexcept {
+    return dot_with_min(w, a, [](const BlockQ4_1& b) { return unpack_nibbles_16(b.qs.data()); });
+}
+
+float dot(std::span<const BlockQ5_1> w, std::span<const BlockQ8_0> a) noexcept {
+    return dot_with_min(w, a, [](const BlockQ5_1& b) { return unpack_q5(b); });
+}
+
+float dot(std::span<const BlockQ8_K> w, std::span<const BlockQ8_K> a) noexcept {
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        __m256i lanes = _mm256_setzero_si256();
+        for (int j = 0; j < 256; j += 32) {
+            const __m256i wq = load32(w[i].qs.data() + j);
+            const __m256i aq = load32(a[i].qs.data() + j);
+            lanes = _mm256_add_epi32(lanes, dot_groups(_mm256_abs_epi8(wq), _mm256_sign_epi8(aq, wq)));
+        }
+        sum += a[i].d * w[i].d * static_cast<float>(horizontal_sum(lanes));
+    }
+    return sum;
+}
+
+float dot(std::span<const BlockQ5_K> w, std::span<const BlockQ8_K> a) noexcept {
+    const __m256i mask = _mm256_set1_epi8(0x0F);
+    const __m256i one = _mm256_set1_epi8(1);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        __m256i isum = _mm256_setzero_si256();
+        __m256i imin = _mm256_setzero_si256();
+        const __m256i qh = load32(w[i].qh.data());
+        for (int chunk = 0; chunk < 4; ++chunk) {
+            const __m256i bytes = load32(w[i].qs.data() + 32 * chunk);
+            // Bit 2c of qh byte l is bit 4 of element 64c + l, bit 2c+1 that of element 64c + 32 + l.
+            const __m256i h0 = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * chunk)), one);
+            const __m256i h1 = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * chunk + 1)), one);
+            const __m256i low = _mm256_or_si256(_mm256_and_si256(bytes, mask), _mm256_slli_epi16(h0, 4));
+            const __m256i high = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask), _mm256_slli_epi16(h1, 4));
+            const __m256i a0 = load32(a[i].qs.data() + 64 * chunk);
+            const __m256i a1 = load32(a[i].qs.data() + 64 * chunk + 32);
+            const auto s0 = unpack_scale_min_k4(2 * chunk, w[i].scales);
+            const auto s1 = unpack_scale_min_k4(2 * chunk + 1, w[i].scales);
+            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(low, a0), _mm256_set1_epi32(s0.scale)));
+            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(high, a1), _mm256_set1_epi32(s1.scale)));
+            imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(one, a0), _mm256_set1_epi32(s0.min)));
+            imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(one, a1), _mm256_set1_epi32(s1.min)));
+        }
+        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(isum)) -
+               a[i].d * half(w[i].dmin) * static_cast<float>(horizontal_sum(imin));
+    }
+    return sum;
+}
+
 float dot(std::span<const BlockQ4_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
 float dot(std::span<const BlockQ6_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ4_1> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ5_0> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ5_1> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ5_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ8_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
 
 #endif
 
 // Formats without a hand-written kernel yet: the specification itself.
-float dot(std::span<const BlockQ4_1> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
-float dot(std::span<const BlockQ5_0> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
-float dot(std::span<const BlockQ5_1> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
 float dot(std::span<const BlockIQ4_NL> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
 float dot(std::span<const BlockQ2_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
 float dot(std::span<const BlockQ3_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
-float dot(std::span<const BlockQ5_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
-float dot(std::span<const BlockQ8_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
 float dot(std::span<const BlockIQ4_XS> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
 float dot(std::span<const BlockTQ1_0> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
 float dot(std::span<const BlockTQ2_0> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
