@@ -64,6 +64,13 @@ TEST(Tokenizer, SentencePieceMatchesLlamaCpp) {
     expect_matches_llama_cpp(Tokenizer::from_gguf(gguf.file), "llama2-spm");
 }
 
+// The oracle kit's tiny byte-level BPE (511 tokens, qwen2 pre-tokenizer; a random-weight
+// model from make_gguf.py --tokenizer tiny): most words end as many short pieces.
+TEST(Tokenizer, TinyBpeVocabMatchesLlamaCpp) {
+    const auto file = gguf::GgufFile::open(test::data_path("tiny-bpe.gguf"));
+    expect_matches_llama_cpp(Tokenizer::from_gguf(file), "tiny-bpe");
+}
+
 // The real Llama 3 vocabulary (2.1 MB compressed) is not committed; point
 // FORGE_LLAMA3_TOKENIZER_GGUF at the file tools/llm_text/make_tokenizer_gguf.py writes.
 TEST(Tokenizer, Llama3VocabMatchesLlamaCppWhenAvailable) {
