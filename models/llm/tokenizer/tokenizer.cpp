@@ -11,7 +11,7 @@
 namespace forge::llm {
 
 // The algorithm for the text between special tokens; it points into the Tokenizer's Vocab,
-// which stays put on a move because the Tokenizer moves only the unique_ptr to this.
+// which stays put on a move because the Tokenizer holds both by unique_ptr.
 class Tokenizer::Model {
 public:
     explicit Model(const Vocab& vocab) : impl_(make(vocab)) {}
@@ -43,55 +43,46 @@ private:
 
 Tokenizer Tokenizer::from_gguf(const gguf::GgufFile& file) { return Tokenizer(Vocab::from_gguf(file)); }
 
-Tokenizer::Tokenizer(Vocab vocab) : vocab_(std::move(vocab)) {
-    // Built after vocab_ has its final address: the model keeps a pointer to it. A moved
-    // Tokenizer moves vocab_'s heap contents, so model_ is rebuilt in the move operations.
-    model_ = std::make_unique<const Model>(vocab_);
-}
+Tokenizer::Tokenizer(Vocab vocab)
+    : vocab_(std::make_unique<const Vocab>(std::move(vocab))), model_(std::make_unique<const Model>(*vocab_)) {}
 
-Tokenizer::Tokenizer(Tokenizer&& other) noexcept : vocab_(std::move(other.vocab_)), model_(std::make_unique<const Model>(vocab_)) {}
-
-Tokenizer& Tokenizer::operator=(Tokenizer&& other) noexcept {
-    vocab_ = std::move(other.vocab_);
-    model_ = std::make_unique<const Model>(vocab_);
-    return *this;
-}
-
+Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
+Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 Tokenizer::~Tokenizer() = default;
 
 std::vector<std::int32_t> Tokenizer::encode(std::string_view text, bool add_special, bool parse_special) const {
     std::vector<std::int32_t> ids;
-    const bool bos = add_special && vocab_.add_bos() && bos_id() >= 0;
+    const bool bos = add_special && vocab_->add_bos() && bos_id() >= 0;
     if (bos) ids.push_back(bos_id());
     bool after_special = true;
-    for (const Fragment& fragment : split_special_tokens(vocab_, text, parse_special)) {
+    for (const Fragment& fragment : split_special_tokens(*vocab_, text, parse_special)) {
         if (fragment.id >= 0) {
             ids.push_back(fragment.id);
             after_special = true;
         } else {
-            model_->encode(vocab_, fragment.text, after_special, ids);
+            model_->encode(*vocab_, fragment.text, after_special, ids);
             after_special = false;
         }
     }
-    if (add_special && vocab_.add_eos() && eos_id() >= 0) ids.push_back(eos_id());
+    if (add_special && vocab_->add_eos() && eos_id() >= 0) ids.push_back(eos_id());
     return ids;
 }
 
 std::string Tokenizer::token_to_piece(std::int32_t id, bool special) const {
     // llama_vocab::token_to_piece: control tokens print only when asked; user-defined and
     // unknown tokens print their text as is; normal tokens undo the vocabulary's encoding.
-    const TokenData& token = vocab_.token(id);
+    const TokenData& token = vocab_->token(id);
     switch (token.type) {
         case TokenType::Control: return special ? token.text : std::string();
         case TokenType::Unknown: return special ? token.text : std::string();
         case TokenType::UserDefined: return token.text;
         case TokenType::Byte:
-            if (vocab_.kind() == VocabKind::SentencePiece && token.text.size() == 6) {
+            if (vocab_->kind() == VocabKind::SentencePiece && token.text.size() == 6) {
                 return std::string(1, static_cast<char>(std::stoi(token.text.substr(3, 2), nullptr, 16)));
             }
             return std::string();
         case TokenType::Normal:
-            return vocab_.kind() == VocabKind::Bpe ? byte_level::decode(token.text) : unescape_whitespace(token.text);
+            return vocab_->kind() == VocabKind::Bpe ? byte_level::decode(token.text) : unescape_whitespace(token.text);
         case TokenType::Undefined:
         case TokenType::Unused: return std::string();
     }

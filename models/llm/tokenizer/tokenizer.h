@@ -46,17 +46,18 @@ public:
     std::string decode(std::span<const std::int32_t> ids, bool special = false) const;
 
     // The token's text as stored in the vocabulary (byte-level / "▁" encoded).
-    const std::string& token_text(std::int32_t id) const { return vocab_.token(id).text; }
+    const std::string& token_text(std::int32_t id) const { return vocab_->token(id).text; }
 
-    const Vocab& vocab() const { return vocab_; }
-    std::int32_t n_vocab() const { return vocab_.size(); }
-    std::int32_t bos_id() const { return vocab_.special().bos; }  // -1 if none
-    std::int32_t eos_id() const { return vocab_.special().eos; }  // -1 if none
-    bool is_end_of_generation(std::int32_t id) const { return vocab_.is_end_of_generation(id); }
+    const Vocab& vocab() const { return *vocab_; }
+    std::int32_t n_vocab() const { return vocab_->size(); }
+    std::int32_t bos_id() const { return vocab_->special().bos; }  // -1 if none
+    std::int32_t eos_id() const { return vocab_->special().eos; }  // -1 if none
+    bool is_end_of_generation(std::int32_t id) const { return vocab_->is_end_of_generation(id); }
 
 private:
     class Model;  // BPE or SentencePiece
-    Vocab vocab_;
+    // Both on the heap so that a moved Tokenizer keeps the model's pointer into the vocab valid.
+    std::unique_ptr<const Vocab> vocab_;
     std::unique_ptr<const Model> model_;
 };
 

@@ -105,6 +105,13 @@ TEST(Tokenizer, DecodeRoundTripsText) {
     EXPECT_EQ(qwen.decode(ids, true), "<|im_start|>user");
 }
 
+TEST(Tokenizer, WorksAfterAMove) {
+    auto original = Tokenizer::from_gguf(qwen3().file);
+    const auto expected = original.encode("Hello, world!", false, false);
+    const Tokenizer moved = std::move(original);
+    EXPECT_EQ(moved.encode("Hello, world!", false, false), expected);
+}
+
 TEST(Tokenizer, EndOfGeneration) {
     const auto qwen = Tokenizer::from_gguf(qwen3().file);
     const auto im_end = qwen.vocab().find("<|im_end|>");
