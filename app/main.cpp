@@ -50,7 +50,9 @@ int main(int argc, char** argv) {
 
     forge::app::CommandTable commands;
     forge::app::add_bench_command(forge, commands);
+    forge::app::add_chat_command(forge, commands);
     forge::app::add_gguf_command(forge, commands);
+    forge::app::add_logits_command(forge, commands);
     forge::app::add_nam_command(forge, commands);
     forge::app::add_quantize_command(forge, commands);
     forge::app::add_tokenize_command(forge, commands);

@@ -25,7 +25,8 @@ float dot(const float* a, const float* b, std::int64_t n) {
     return sum;
 }
 
-// Per-thread room for one query's scores and one converted cache row; grows once.
+// Per-thread room for one query's scores and one converted cache row. Sized for the whole
+// context on first use, so a growing conversation never reallocates it.
 struct HeadScratch {
     std::vector<float> scores;
     std::vector<float> row;
@@ -42,7 +43,7 @@ void attend_one(const KvCache& cache, std::int64_t layer, const AttentionShape& 
                 const float* q, float* out) {
     const std::int64_t n_keys = s.pos0 + token + 1;
     const std::int64_t kv_head = head / (s.n_head / s.n_head_kv);
-    HeadScratch& scratch = head_scratch(n_keys, s.head_dim);
+    HeadScratch& scratch = head_scratch(cache.n_ctx(), s.head_dim);
     const std::span<float> scores(scratch.scores.data(), static_cast<std::size_t>(n_keys));
     for (std::int64_t j = 0; j < n_keys; ++j) {
         scores[static_cast<std::size_t>(j)] = dot(q, cache.key(layer, j, kv_head, scratch.row), s.head_dim);

@@ -16,10 +16,13 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// Per-thread packing space for the f32/f16 kernels; grows to the largest tile once.
+// Per-thread packing space for the f32/f16 kernels. The first use takes room for any
+// matrix-vector strip (2^19 weights + k), so which thread happens to run which strip never
+// makes decoding allocate; prefill tiles may grow it once more.
 std::span<float> matmul_scratch(std::size_t floats) {
+    constexpr std::size_t kDecodeFloats = std::size_t{1} << 20;
     thread_local std::vector<float> scratch;
-    if (scratch.size() < floats) scratch.resize(floats);
+    if (scratch.size() < floats) scratch.resize(std::max(floats, kDecodeFloats));
     return {scratch.data(), std::max<std::size_t>(floats, 1)};
 }
 

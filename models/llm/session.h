@@ -4,6 +4,7 @@
 // first token of a given batch size, evaluating allocates nothing.
 #pragma once
 
+#include "core/error.h"
 #include "models/llm/kv_cache.h"
 #include "models/llm/linear.h"
 #include "models/llm/model.h"
@@ -33,6 +34,11 @@ public:
     std::int64_t n_past() const { return n_past_; }
     std::int64_t n_ctx() const { return cache_.n_ctx(); }
     void reset() { n_past_ = 0; }  // forget the conversation; the cache is overwritten
+    // Keep only the first `n` positions (a shared prefix with the next prompt).
+    void truncate(std::int64_t n) {
+        check(n >= 0 && n <= n_past_, "truncate: {} is not within the {} cached positions", n, n_past_);
+        n_past_ = n;
+    }
     const KvCache& cache() const { return cache_; }
 
 private:
