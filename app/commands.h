@@ -42,6 +42,8 @@ void add_chat_command(CLI::App& forge, CommandTable& commands);
 void add_gguf_command(CLI::App& forge, CommandTable& commands);
 void add_logits_command(CLI::App& forge, CommandTable& commands);
 void add_nam_command(CLI::App& forge, CommandTable& commands);
+// Called by add_nam_command: `forge nam train | capture-signal | profile` and `forge nam-profile`.
+void add_nam_train_commands(CLI::App& forge, CLI::App& nam, CommandTable& commands);
 void add_quantize_command(CLI::App& forge, CommandTable& commands);
 void add_tokenize_command(CLI::App& forge, CommandTable& commands);
 void add_train_command(CLI::App& forge, CommandTable& commands);

@@ -159,6 +159,8 @@ void add_nam_command(CLI::App& forge, CommandTable& commands) {
     bench_cmd->add_flag("--fast-tanh", options->fast_tanh, "Approximate tanh (Core's fast tanh)");
     bench_cmd->add_flag("--json", options->json, "One JSON object on stdout");
     commands.add(bench_cmd, [options] { return bench(*options); });
+
+    add_nam_train_commands(forge, *nam, commands);
 }
 
 }  // namespace forge::app

@@ -109,8 +109,12 @@ TEST(NamTrain, CaptureSignalIsRecognizedAndLatencyCalibrated) {
     EXPECT_EQ(recognize_capture(chirp(1000), 48000).name, "");
 }
 
-// Disabled: nano reaches ESR 0.15 in 6 epochs (32 s here), not yet < 0.05; see docs/NAM.md.
-TEST(NamTrain, DISABLED_SimulatedProfileNanoReachesUsableEsr) {
+// The short simulated capture (default amp) on nano within CI time. The reference's
+// windows of 8192 outputs give too few Adam steps on 12 s of training audio; windows of 1024
+// give 8x the steps for about 3x the compute (each also carries the 4093-sample receptive
+// field), and a fast decay (0.7 per epoch) settles the high learning rate. Measured: ESR
+// 0.046 after epoch 2, about 9 s of CPU.
+TEST(NamTrain, SimulatedProfileNanoReachesUsableEsr) {
     const std::vector<float> di = capture_signal(CaptureSize::Short);
     const CaptureLayout layout = recognize_capture(di, 48000);
     const std::vector<float> reamp = simulate_amp(di);
@@ -118,10 +122,12 @@ TEST(NamTrain, DISABLED_SimulatedProfileNanoReachesUsableEsr) {
     const TrainingData data = split_capture(di, reamp, layout, latency);
     TrainOptions options;
     options.preset = Preset::Nano;
-    options.epochs = 6;
+    options.epochs = 2;
     options.batch = 4;
+    options.ny = 1024;
     options.lr = 0.01f;
-    options.loss.mrstft_weight = 0.0f;
+    options.lr_decay = 0.3f;
+    options.loss.mrstft_weight = 0.0f;  // MSE only: the STFT term costs time and targets tone, not ESR
     const TrainResult result = train_wavenet(data, options);
     EXPECT_LT(result.validation_esr, 0.05);
     RecordProperty("validation_esr", std::to_string(result.validation_esr));

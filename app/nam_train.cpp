@@ -1,0 +1,217 @@
+// `forge nam train`, `forge nam capture-signal` and `forge nam profile` (also `forge
+// nam-profile`): training .nam models on a capture (models/nam/train/).
+//   forge nam capture-signal OUT.wav [--short]
+//   forge nam train --input DI.wav --output REAMP.wav --out MODEL.nam [--arch standard|lite|feather|nano]
+//       [--epochs N] [--batch N] [--ny N] [--lr X] [--seed S] [--latency N] [--ignore-checks] [--name ...]
+//   forge nam profile --simulate --out MODEL.nam [train options]
+#include "app/commands.h"
+#include "core/audio/audio_file.h"
+#include "core/error.h"
+#include "models/nam/nam_writer.h"
+#include "models/nam/train/amp_sim.h"
+#include "models/nam/train/capture_signal.h"
+#include "models/nam/train/data_checks.h"
+#include "models/nam/train/latency.h"
+#include "models/nam/train/trainer.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <unistd.h>
+
+namespace forge::app {
+namespace {
+
+using namespace forge::nam::train;
+
+struct TrainCli {
+    std::string input, output, out, arch = "standard", name, modeled_by, gear_make, gear_model, gear_type, tone_type;
+    int epochs = 100, batch = 16;
+    long ny = 8192;
+    float lr = 0.004f;
+    std::uint64_t seed = 0;
+    std::optional<int> latency;
+    bool ignore_checks = false, simulate = false, short_signal = false;
+};
+
+// The progress display: a redrawn bar with rate and ETA on a terminal, one plain line per
+// epoch otherwise (logs and CI keep a readable record).
+class Progress {
+public:
+    Progress() : tty_(isatty(fileno(stderr)) != 0), start_(Clock::now()) {}
+    void step(const StepProgress& p) {
+        if (!tty_) return;
+        const double elapsed = seconds();
+        const double done = (p.epoch - 1) + static_cast<double>(p.step) / static_cast<double>(p.steps);
+        const double rate = done / std::max(elapsed, 1e-9);
+        const int filled = static_cast<int>(30.0 * p.step / p.steps);
+        fmt::print(stderr, "\r epoch {}/{} [{:<30}] {}/{} loss {:.5f} {:.2f} epochs/s ETA {:.0f}s   ", p.epoch, p.epochs,
+                   std::string(static_cast<std::size_t>(filled), '#'), p.step, p.steps, p.loss, rate,
+                   (p.epochs - done) / std::max(rate, 1e-9));
+    }
+    void epoch(const EpochReport& e) {
+        if (tty_) fmt::print(stderr, "\r{:<110}\r", "");
+        fmt::print(stderr, "epoch {}/{}: train loss {:.6f}, validation ESR {:.5f}{} (best {:.5f}), lr {:.5f}, {:.1f}s\n",
+                   e.epoch, e.epochs, e.train_loss, e.validation_esr, e.improved ? " *" : "", e.best_esr, e.lr, seconds());
+    }
+    double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    bool tty_;
+    Clock::time_point start_;
+};
+
+std::vector<float> read_mono(const std::string& path, int& rate) {
+    const audio::Audio a = audio::read_audio(path);
+    if (a.channels != 1) spdlog::warn("{}: {} channels; using their mean", path, a.channels);
+    rate = a.sample_rate;
+    return audio::channel_of(a, a.channels == 1 ? 0 : -1);
+}
+
+int resolve_latency(const TrainCli& o, std::span<const float> reamp, const CaptureLayout& layout) {
+    const LatencyCalibration cal = calibrate_latency(reamp, layout);
+    if (cal.recommended) spdlog::info("latency from the blips: {} samples (recommended {})", *cal.delay, *cal.recommended);
+    if (!cal.warning.empty()) spdlog::warn("latency calibration: {}", cal.warning);
+    if (o.latency) {
+        spdlog::info("latency given: {} samples", *o.latency);
+        return *o.latency;
+    }
+    check(cal.recommended.has_value(), "latency calibration failed ({}); pass --latency N", cal.warning);
+    return *cal.recommended;
+}
+
+void run_checks(const TrainCli& o, std::span<const float> di, std::span<const float> reamp, const CaptureLayout& layout) {
+    const DataCheckReport report = check_capture(di, reamp, layout);
+    for (const DataCheck& c : report.checks) {
+        const char* separator = c.message.empty() ? "" : ": ";
+        if (c.passed)
+            spdlog::info("check {}: passed{}{}", c.name, separator, c.message);
+        else
+            spdlog::error("check {}: FAILED{}{}", c.name, separator, c.message);
+    }
+    if (!report.passed() && !o.ignore_checks) fail("the capture failed its checks (see above); --ignore-checks trains anyway");
+}
+
+void add_metadata(nam::NamFile& file, const TrainCli& o, int latency) {
+    nlohmann::json& raw = file.metadata.raw;
+    for (const auto& [key, value] : {std::pair{"name", o.name}, {"modeled_by", o.modeled_by}, {"gear_make", o.gear_make},
+                                     {"gear_model", o.gear_model}, {"gear_type", o.gear_type}, {"tone_type", o.tone_type}})
+        if (!value.empty()) raw[key] = value;
+    file.metadata.latency = latency;
+}
+
+int train_capture(const TrainCli& o, std::span<const float> di, std::span<const float> reamp, int rate) {
+    const std::string input_name = o.input.empty() ? "the input" : o.input;
+    // Both known capture signals are 48 kHz; say so first, since a resampled file is the
+    // likeliest reason recognition fails.
+    check(rate == 48000, "{} is {} Hz: the capture signal is 48 kHz (play and record it at 48 kHz)", input_name, rate);
+    const CaptureLayout layout = recognize_capture(di, rate);
+    check(!layout.name.empty(),
+          "{}: not a known capture signal ({:.2f} s; expected forge nam capture-signal's 147.5 s or 16.5 s --short "
+          "output, unedited, or NAM's v3_0_0.wav)",
+          input_name, static_cast<double>(di.size()) / rate);
+    spdlog::info("capture layout: {}", layout.name);
+    run_checks(o, di, reamp, layout);
+    const int latency = resolve_latency(o, reamp, layout);
+    const TrainingData data = split_capture(di, reamp, layout, latency);
+
+    TrainOptions options;
+    options.preset = parse_preset(o.arch);
+    options.epochs = o.epochs;
+    options.batch = o.batch;
+    options.ny = o.ny;
+    options.lr = o.lr;
+    options.seed = o.seed;
+    options.sample_rate = rate;
+    Progress progress;
+    const TrainResult result = train_wavenet(
+        data, options, {[&](const StepProgress& p) { progress.step(p); }, [&](const EpochReport& e) { progress.epoch(e); }});
+    nam::NamFile file = result.model;
+    add_metadata(file, o, latency);
+    nam::write_nam_file(o.out, file);
+    fmt::print(stderr, "validation ESR {:.5f} (epoch {}): {}\n", result.validation_esr, result.best_epoch,
+               esr_quality(result.validation_esr));
+    fmt::print("{}\n", o.out);
+    spdlog::info("wrote {} ({} architecture '{}', {:.1f}s)", o.out, "WaveNet", o.arch, progress.seconds());
+    return 0;
+}
+
+int train(const TrainCli& o) {
+    check(o.arch != "lstm", "--arch lstm: LSTM training is not implemented yet; use standard, lite, feather or nano");
+    int rate_in = 0, rate_out = 0;
+    const std::vector<float> di = read_mono(o.input, rate_in), reamp = read_mono(o.output, rate_out);
+    check(rate_in == rate_out, "{} is {} Hz but {} is {} Hz: record at the input's rate", o.input, rate_in, o.output, rate_out);
+    return train_capture(o, di, reamp, rate_in);
+}
+
+int capture_signal_command(const TrainCli& o) {
+    const CaptureSize size = o.short_signal ? CaptureSize::Short : CaptureSize::Full;
+    const std::vector<float> signal = capture_signal(size);
+    audio::write_audio(o.out, {signal, 1, 48000}, {audio::Container::Wav, audio::SampleFormat::Pcm24});
+    spdlog::info("wrote {} ({} s, layout {})", o.out, signal.size() / 48000.0, capture_layout(size).name);
+    return 0;
+}
+
+int profile(const TrainCli& o) {
+    // forge has no audio I/O yet: recording through an interface needs a build with PortAudio.
+    check(o.simulate, "forge nam profile: recording needs a build with PortAudio (audio device I/O), and this build has "
+                      "none. Use --simulate to profile the built-in reference amp, or write the signal with forge nam "
+                      "capture-signal, reamp it with your own recording software and run forge nam train");
+    const CaptureSize size = o.short_signal ? CaptureSize::Short : CaptureSize::Full;
+    const std::vector<float> di = capture_signal(size);
+    spdlog::info("reamping the capture signal through the simulated amp");
+    const std::vector<float> reamp = simulate_amp(di);
+    return train_capture(o, di, reamp, 48000);
+}
+
+void add_train_options(CLI::App* cmd, TrainCli& o) {
+    cmd->add_option("--out", o.out, "The .nam file to write")->required();
+    cmd->add_option("--arch", o.arch, "standard | lite | feather | nano (the reference presets)");
+    cmd->add_option("--epochs", o.epochs, "Epochs (default 100)")->check(CLI::Range(1, 100000));
+    cmd->add_option("--batch", o.batch, "Windows per batch (default 16)")->check(CLI::Range(1, 4096));
+    cmd->add_option("--lr", o.lr, "Adam learning rate (default 0.004)");
+    cmd->add_option("--ny", o.ny, "Outputs per training window (default 8192; smaller: more steps per epoch)")
+        ->check(CLI::Range(64L, 1L << 20));
+    cmd->add_option("--seed", o.seed, "Seed of the weights and the shuffling");
+    cmd->add_option("--latency", o.latency, "Latency in samples (default: calibrated from the blips)");
+    cmd->add_flag("--ignore-checks", o.ignore_checks, "Train even if the capture fails its checks");
+    cmd->add_option("--name", o.name, "Metadata: model name");
+    cmd->add_option("--modeled-by", o.modeled_by, "Metadata: who captured it");
+    cmd->add_option("--gear-make", o.gear_make, "Metadata: gear make");
+    cmd->add_option("--gear-model", o.gear_model, "Metadata: gear model");
+    cmd->add_option("--gear-type", o.gear_type, "Metadata: amp, pedal, amp_cab, ...");
+    cmd->add_option("--tone-type", o.tone_type, "Metadata: clean, crunch, hi_gain, fuzz, ...");
+}
+
+CLI::App* add_profile(CLI::App& parent, const std::string& name, TrainCli& o) {
+    CLI::App* cmd = parent.add_subcommand(name, "Capture an amp in one step: play and record the capture signal, train, export");
+    add_train_options(cmd, o);
+    cmd->add_flag("--simulate", o.simulate, "Reamp through the built-in reference amp instead of an audio device");
+    cmd->add_flag("--short", o.short_signal, "The short capture signal (tests, demos)");
+    return cmd;
+}
+
+}  // namespace
+
+void add_nam_train_commands(CLI::App& forge, CLI::App& nam, CommandTable& commands) {
+    auto o = std::make_shared<TrainCli>();
+    CLI::App* train_cmd = nam.add_subcommand("train", "Train a .nam model on a DI / reamp pair of the capture signal");
+    train_cmd->add_option("--input", o->input, "DI: the capture signal as played")->required()->check(CLI::ExistingFile);
+    train_cmd->add_option("--output", o->output, "The reamped recording")->required()->check(CLI::ExistingFile);
+    add_train_options(train_cmd, *o);
+    commands.add(train_cmd, [o] { return train(*o); });
+
+    CLI::App* signal_cmd = nam.add_subcommand("capture-signal", "Write forge's standardized capture signal (48 kHz WAV)");
+    signal_cmd->add_option("out", o->out, "The WAV file to write")->required();
+    signal_cmd->add_flag("--short", o->short_signal, "The short variant (tests, demos)");
+    commands.add(signal_cmd, [o] { return capture_signal_command(*o); });
+
+    commands.add(add_profile(nam, "profile", *o), [o] { return profile(*o); });
+    commands.add(add_profile(forge, "nam-profile", *o), [o] { return profile(*o); });
+}
+
+}  // namespace forge::app
