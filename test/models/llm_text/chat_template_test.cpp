@@ -88,7 +88,11 @@ TEST(ChatTemplate, UnknownConstructsNameThemselvesAndTheirPosition) {
 }
 
 TEST(ChatTemplate, ExpressionsFollowPythonSemantics) {
-    const auto render = [](std::string_view source) { return render_chat(source, {}, {.add_generation_prompt = false}); };
+    const auto render = [](std::string_view source) {
+        ChatOptions options;
+        options.add_generation_prompt = false;
+        return render_chat(source, {}, options);
+    };
     EXPECT_EQ(render("{{ [1, 2, 3][::-1] }}"), "[3, 2, 1]");
     EXPECT_EQ(render("{{ 'abc'[1:] ~ 'x' }}"), "bcx");
     EXPECT_EQ(render("{{ -7 // 2 }} {{ -7 % 3 }} {{ 2 ** 10 }}"), "-4 2 1024");
