@@ -5,6 +5,7 @@
 #include "kernels/binary.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstring>
 
@@ -134,13 +135,13 @@ WaveNet::WaveNet(const WaveNetConfig& config, std::span<const float> weights, co
 
     out_channels_ = config.head ? config.head->out_channels : config.arrays.back().head_size;
     std::size_t layers = 0;
-    std::string channels;
+    std::vector<int> channels;
     for (const auto& a : config.arrays) {
         layers += a.layers.size();
-        channels += (channels.empty() ? "" : "/") + std::to_string(a.channels);
+        channels.push_back(a.channels);
     }
     summary_ = fmt::format("WaveNet: {} layer array(s) of {} channels, {} layers, {} weights{}{}",
-                           config.arrays.size(), channels, layers, weights.size(),
+                           config.arrays.size(), fmt::join(channels, "/"), layers, weights.size(),
                            condition_dsp_ ? ", with a condition DSP" : "", config.head ? ", post-stack head" : "");
 }
 
