@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 bash tools/bootstrap.sh
 [[ -d build ]] || meson setup build -Dkernel_backend=simd
-meson compile -C build
+meson compile -C build app/forge   # just the program; tools/test.sh builds the tests
 ./build/app/forge --version
 echo
 # The main job until a bundled chat model exists: train a classifier on the two-spirals task
