@@ -2,7 +2,8 @@
 # Install what forge needs to build and test on Debian 12, and nothing that is already there.
 # Idempotent: a second run installs nothing and exits quickly.
 #
-#   bash tools/bootstrap.sh
+#   bash tools/bootstrap.sh          # what the build and the tests need
+#   bash tools/bootstrap.sh --fuzz   # and clang-14 for the GGUF fuzzer
 set -euo pipefail
 
 packages=(
@@ -17,8 +18,13 @@ packages=(
     libsamplerate0-dev          # libsamplerate: sample-rate conversion (forge nam)
     libpcre2-dev                # PCRE2: Unicode regexes of the LLM tokenizers' pre-tokenizers
     zlib1g-dev                  # zlib: reading the gzip-compressed tokenizer test fixtures
-    clang-14 libclang-rt-14-dev # libFuzzer + sanitizers: the GGUF fuzzer (test/fuzz/build.sh)
 )
+
+# Only with --fuzz: clang's libFuzzer and sanitizers for the GGUF fuzzer (test/fuzz/build.sh).
+# Neither the build nor the tests need them.
+if [[ "${1:-}" == "--fuzz" ]]; then
+    packages+=(clang-14 libclang-rt-14-dev)
+fi
 
 missing=()
 for package in "${packages[@]}"; do
