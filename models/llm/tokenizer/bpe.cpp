@@ -1,6 +1,7 @@
 #include "models/llm/tokenizer/bpe.h"
 
 #include "models/llm/tokenizer/byte_level.h"
+#include "models/llm/tokenizer/symbol_list.h"
 #include "models/llm/tokenizer/utf8.h"
 
 #include <queue>
@@ -9,13 +10,6 @@
 namespace forge::llm {
 
 namespace {
-
-// A symbol is a span of the word; merged-away symbols have length 0. prev/next link the
-// live symbols in order.
-struct Symbol {
-    std::size_t begin = 0, length = 0;
-    int prev = -1, next = -1;
-};
 
 struct Candidate {
     int rank;
@@ -36,12 +30,7 @@ public:
 
     // Splits the word into characters and merges them; returns the final symbols in order.
     std::vector<std::string_view> run() {
-        for (std::size_t at = 0; at < word_.size();) {
-            const std::size_t n = std::min(utf8::sequence_length(static_cast<unsigned char>(word_[at])), word_.size() - at);
-            const int index = static_cast<int>(symbols_.size());
-            symbols_.push_back({at, n, index - 1, at + n == word_.size() ? -1 : index + 1});
-            at += n;
-        }
+        symbols_ = split_into_characters(word_);
         for (int i = 1; i < static_cast<int>(symbols_.size()); ++i) consider(i - 1, i);
         while (!queue_.empty()) {
             const Candidate best = queue_.top();

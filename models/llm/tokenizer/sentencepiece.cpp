@@ -1,7 +1,7 @@
 #include "models/llm/tokenizer/sentencepiece.h"
 
 #include "core/error.h"
-#include "models/llm/tokenizer/utf8.h"
+#include "models/llm/tokenizer/symbol_list.h"
 
 #include <map>
 #include <queue>
@@ -12,11 +12,6 @@ namespace forge::llm {
 namespace {
 
 constexpr std::string_view kSpace = "\xE2\x96\x81";  // U+2581 LOWER ONE EIGHTH BLOCK
-
-struct Symbol {
-    std::size_t begin = 0, length = 0;
-    int prev = -1, next = -1;
-};
 
 struct Candidate {
     float score;
@@ -37,12 +32,7 @@ public:
         : spm_(spm), vocab_(vocab), text_(text) {}
 
     void run(std::vector<std::int32_t>& out) {
-        for (std::size_t at = 0; at < text_.size();) {
-            const std::size_t n = std::min(utf8::sequence_length(static_cast<unsigned char>(text_[at])), text_.size() - at);
-            const int index = static_cast<int>(symbols_.size());
-            symbols_.push_back({at, n, index - 1, at + n == text_.size() ? -1 : index + 1});
-            at += n;
-        }
+        symbols_ = split_into_characters(text_);
         for (int i = 1; i < static_cast<int>(symbols_.size()); ++i) consider(i - 1, i);
         while (!queue_.empty()) {
             const Candidate best = queue_.top();
