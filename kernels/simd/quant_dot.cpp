@@ -247,12 +247,4 @@ float dot(std::span<const BlockQ8_K> w, std::span<const BlockQ8_K> a) noexcept {
 
 #endif
 
-// Formats without a hand-written kernel yet: the specification itself.
-float dot(std::span<const BlockIQ4_NL> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
-float dot(std::span<const BlockQ2_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
-float dot(std::span<const BlockQ3_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
-float dot(std::span<const BlockIQ4_XS> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
-float dot(std::span<const BlockTQ1_0> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
-float dot(std::span<const BlockTQ2_0> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
-
 }  // namespace forge::kernels::simd

@@ -1,0 +1,288 @@
+// Quantized dot products for the low-bit formats, simd backend: Q2_K, Q3_K, IQ4_NL, IQ4_XS,
+// TQ1_0 and TQ2_0 (the other formats are in quant_dot.cpp). Each block's integer sum is
+// computed with AVX2 byte products (vpmaddubsw, or AVX-512 VNNI's vpdpbusd where the build
+// targets it) and is exactly the scalar kernel's; the float step per block is the scalar
+// code's too (kernels/quant_dot.h), so the results are bit-identical to scalar.
+// The tricks (pshufb as a 16-entry table, vpmaddwd applying 16-bit sub-block scales) follow
+// ggml's x86 kernels (ggml-cpu/arch/x86/quants.c, MIT); the TQ1_0 trit extraction is our own.
+#include "kernels/quant_dot.h"
+
+#include <cstring>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+namespace forge::kernels::simd {
+
+#if defined(__AVX2__)
+
+namespace {
+
+float half(f16_bits h) { return f16_to_f32(h); }
+
+inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+inline __m128i load16(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+
+// acc + Σ over each group of four of u[i] * s[i] (u unsigned, s signed bytes): eight int32
+// lanes. Exact when every pair u[2i] s[2i] + u[2i+1] s[2i+1] fits in int16 (vpmaddubsw
+// saturates there); all callers keep |u| small enough.
+inline __m256i add_dot_groups(__m256i acc, __m256i u, __m256i s) {
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+    return _mm256_dpbusd_epi32(acc, u, s);
+#else
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+#endif
+}
+
+// Σ over each pair of u[i] * s[i] times the pair's 16-bit scale: the sub-block scale is applied
+// to int16 pair sums (vpmaddwd), giving eight int32 lanes.
+inline __m256i scaled_pairs(__m256i u, __m256i s, __m256i scale16) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scale16);
+}
+
+// w * s for signed w with |w| ≤ 127, as vpmaddubsw wants it: |w| unsigned times s with w's sign.
+// Exact for s in [-127, 127], the range of ggml's (and forge's) Q8_0 and Q8_K encoders.
+inline __m256i signed_pairs(__m256i w, __m256i s) {
+    return _mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(s, w));
+}
+inline __m256i signed_dot_groups(__m256i w, __m256i s) {
+    return add_dot_groups(_mm256_setzero_si256(), _mm256_abs_epi8(w), _mm256_sign_epi8(s, w));
+}
+
+inline int horizontal_sum(__m256i v) {
+    const __m128i sum4 = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    const __m128i sum2 = _mm_add_epi32(sum4, _mm_unpackhi_epi64(sum4, sum4));
+    const __m128i sum1 = _mm_add_epi32(sum2, _mm_shuffle_epi32(sum2, 1));
+    return _mm_cvtsi128_si32(sum1);
+}
+
+// The horizontal sums of four vectors at once: lane k of the result is Σ of v[k]'s lanes.
+inline __m128i horizontal_sums4(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
+    const __m256i pairs = _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1), _mm256_hadd_epi32(v2, v3));
+    return _mm_add_epi32(_mm256_castsi256_si128(pairs), _mm256_extracti128_si256(pairs, 1));
+}
+
+// Bits (shift .. shift+1) of each byte, as values 0..3.
+inline __m256i two_bits(__m256i bytes, int shift) {
+    return _mm256_and_si256(_mm256_srl_epi16(bytes, _mm_cvtsi32_si128(shift)), _mm256_set1_epi8(3));
+}
+
+// 16 bytes of 4-bit indices as 32 bytes: low nibbles first (elements 0..15), then high (16..31).
+inline __m256i unpack_nibbles_16(const std::uint8_t* qs) {
+    const __m128i bytes = load16(qs);
+    const __m128i mask = _mm_set1_epi8(0x0F);
+    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), mask), _mm_and_si128(bytes, mask));
+}
+
+// The IQ4 levels of 32 indices: vpshufb looks each nibble up in the 16-entry table.
+inline __m256i iq4_levels(const std::uint8_t* qs) {
+    const __m256i table = _mm256_broadcastsi128_si256(load16(kIq4nlValues.data()));
+    return _mm256_shuffle_epi8(table, unpack_nibbles_16(qs));
+}
+
+// The 16-element K-quants (Q2_K, Q3_K) take their weights 32 at a time: bytes l of the 32-byte
+// quant run hold elements 32v + l at bit 2(v % 4), for v = 0..7, i.e. sub-blocks 2v and 2v+1.
+// vpshufb controls that spread a sub-block scale over the lanes of such a vector:
+// 16-bit lanes (for vpmaddwd) from bytes, and bytes (for vpmaddubsw) from bytes.
+inline __m256i spread_scale16_control(int v) {  // low lane: byte 2v, high lane: byte 2v+1
+    return _mm256_set_m128i(_mm_set1_epi16(static_cast<short>(0x8000 | (2 * v + 1))),
+                            _mm_set1_epi16(static_cast<short>(0x8000 | (2 * v))));
+}
+inline __m256i spread_scale8_control(int v) {
+    return _mm256_set_m128i(_mm_set1_epi8(static_cast<char>(2 * v + 1)), _mm_set1_epi8(static_cast<char>(2 * v)));
+}
+
+}  // namespace
+
+// ---- Q2_K: x = d * (s_j & 15) * q - dmin * (s_j >> 4), q in [0, 4) ---------------------------
+
+float dot(std::span<const BlockQ2_K> w, std::span<const BlockQ8_K> a) noexcept {
+    const __m128i nibble = _mm_set1_epi8(0x0F);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const __m128i packed = load16(w[i].scales.data());
+        const __m256i scales = _mm256_broadcastsi128_si256(_mm_and_si128(packed, nibble));
+        const __m256i mins = _mm256_broadcastsi128_si256(_mm_and_si128(_mm_srli_epi16(packed, 4), nibble));
+        __m256i isum = _mm256_setzero_si256();
+        __m256i imin = _mm256_setzero_si256();
+        for (int v = 0; v < 8; ++v) {
+            const __m256i q = two_bits(load32(w[i].qs.data() + 32 * (v / 4)), 2 * (v % 4));
+            const __m256i aq = load32(a[i].qs.data() + 32 * v);
+            // q ≤ 3 and min ≤ 15: the byte pair sums fit int16.
+            isum = _mm256_add_epi32(isum, scaled_pairs(q, aq, _mm256_shuffle_epi8(scales, spread_scale16_control(v))));
+            imin = add_dot_groups(imin, _mm256_shuffle_epi8(mins, spread_scale8_control(v)), aq);
+        }
+        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(isum)) -
+               a[i].d * half(w[i].dmin) * static_cast<float>(horizontal_sum(imin));
+    }
+    return sum;
+}
+
+// ---- Q3_K: x = d * (s_j - 32) * (q - 4), q = 2 low bits + hmask bit --------------------------
+
+namespace {
+
+// The sixteen scales s_j - 32 as signed bytes (the packing of unpack_scale_q3_k, 32 bits at a
+// time: low nibbles of scales 0-7 and 8-15 in bytes 0-7, top two bits in bytes 8-11).
+inline __m128i q3_k_scales(const std::array<std::uint8_t, 12>& packed) {
+    std::uint32_t word[3];
+    std::memcpy(word, packed.data(), 12);
+    constexpr std::uint32_t kLow4 = 0x0F0F0F0F, kLow2 = 0x03030303;
+    const std::uint32_t s0_3 = (word[0] & kLow4) | ((word[2] & kLow2) << 4);
+    const std::uint32_t s4_7 = (word[1] & kLow4) | (((word[2] >> 2) & kLow2) << 4);
+    const std::uint32_t s8_11 = ((word[0] >> 4) & kLow4) | (((word[2] >> 4) & kLow2) << 4);
+    const std::uint32_t s12_15 = ((word[1] >> 4) & kLow4) | (((word[2] >> 6) & kLow2) << 4);
+    const __m128i biased = _mm_setr_epi32(static_cast<int>(s0_3), static_cast<int>(s4_7), static_cast<int>(s8_11),
+                                          static_cast<int>(s12_15));
+    return _mm_sub_epi8(biased, _mm_set1_epi8(32));
+}
+
+// 4 where bit v of the hmask byte is clear (the quant's -4), 0 where it is set.
+inline __m256i q3_k_minus_four(__m256i hmask_clear, int v) {
+    const __m256i shifted = v >= 2 ? _mm256_srl_epi16(hmask_clear, _mm_cvtsi32_si128(v - 2))
+                                   : _mm256_sll_epi16(hmask_clear, _mm_cvtsi32_si128(2 - v));
+    return _mm256_and_si256(shifted, _mm256_set1_epi8(4));
+}
+
+}  // namespace
+
+float dot(std::span<const BlockQ3_K> w, std::span<const BlockQ8_K> a) noexcept {
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const __m256i hmask_clear = _mm256_xor_si256(load32(w[i].hmask.data()), _mm256_set1_epi8(-1));
+        // Scales as int16: scales 0-7 in both lanes for v < 4, scales 8-15 for v ≥ 4.
+        const __m256i scales16 = _mm256_cvtepi8_epi16(q3_k_scales(w[i].scales));
+        const __m256i halves[2] = {_mm256_permute2x128_si256(scales16, scales16, 0x00),
+                                   _mm256_permute2x128_si256(scales16, scales16, 0x11)};
+        __m256i isum = _mm256_setzero_si256();
+        for (int v = 0; v < 8; ++v) {
+            const __m256i low = two_bits(load32(w[i].qs.data() + 32 * (v / 4)), 2 * (v % 4));
+            const __m256i aq = load32(a[i].qs.data() + 32 * v);
+            // Σ (low - four) a per pair: |pair| ≤ 2 · 4 · 128, an int16.
+            const __m256i pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(low, aq),
+                                                   _mm256_maddubs_epi16(q3_k_minus_four(hmask_clear, v), aq));
+            // Within a lane the int16 scales sit at 2j, 2j+1 bytes: sub-blocks 2v, 2v+1 (mod 8).
+            const int s = 2 * (v % 4);
+            const __m256i control = _mm256_set_m128i(_mm_set1_epi16(static_cast<short>(((2 * s + 3) << 8) | (2 * s + 2))),
+                                                     _mm_set1_epi16(static_cast<short>(((2 * s + 1) << 8) | (2 * s))));
+            isum = _mm256_add_epi32(isum, _mm256_madd_epi16(pairs, _mm256_shuffle_epi8(halves[v / 4], control)));
+        }
+        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(isum));
+    }
+    return sum;
+}
+
+// ---- IQ4_NL (Q8_0 activations): four blocks per step, one reduction for all four -------------
+
+float dot(std::span<const BlockIQ4_NL> w, std::span<const BlockQ8_0> a) noexcept {
+    auto block_lanes = [&](std::size_t i) { return signed_dot_groups(iq4_levels(w[i].qs.data()), load32(a[i].qs.data())); };
+    auto term = [&](std::size_t i, int isum) { return half(w[i].d) * half(a[i].d) * static_cast<float>(isum); };
+    float sum = 0.0f;
+    std::size_t i = 0;
+    for (; i + 4 <= w.size(); i += 4) {
+        alignas(16) int isums[4];
+        _mm_store_si128(reinterpret_cast<__m128i*>(isums),
+                        horizontal_sums4(block_lanes(i), block_lanes(i + 1), block_lanes(i + 2), block_lanes(i + 3)));
+        for (std::size_t k = 0; k < 4; ++k) sum += term(i + k, isums[k]);
+    }
+    for (; i < w.size(); ++i) sum += term(i, horizontal_sum(block_lanes(i)));
+    return sum;
+}
+
+// ---- IQ4_XS: eight sub-blocks of 32 with six-bit scales ls_j - 32 -----------------------------
+
+float dot(std::span<const BlockIQ4_XS> w, std::span<const BlockQ8_K> a) noexcept {
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const auto& b = w[i];
+        __m256i isum = _mm256_setzero_si256();
+        for (int j = 0; j < 8; ++j) {
+            const int low = (b.scales_l[static_cast<std::size_t>(j / 2)] >> (4 * (j % 2))) & 0xF;
+            const int scale = (low | (((b.scales_h >> (2 * j)) & 3) << 4)) - 32;
+            const __m256i pairs = signed_pairs(iq4_levels(b.qs.data() + 16 * j), load32(a[i].qs.data() + 32 * j));
+            isum = _mm256_add_epi32(isum, _mm256_madd_epi16(pairs, _mm256_set1_epi16(static_cast<short>(scale))));
+        }
+        sum += a[i].d * half(b.d) * static_cast<float>(horizontal_sum(isum));
+    }
+    return sum;
+}
+
+// ---- ternary formats: Σ (t - 1) a = Σ t a - Σ a with t in {0, 1, 2} --------------------------
+
+float dot(std::span<const BlockTQ2_0> w, std::span<const BlockQ8_K> a) noexcept {
+    const __m256i ones = _mm256_set1_epi8(1);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        __m256i tsum = _mm256_setzero_si256();
+        __m256i asum = _mm256_setzero_si256();
+        for (int v = 0; v < 8; ++v) {
+            const __m256i t = two_bits(load32(w[i].qs.data() + 32 * (v / 4)), 2 * (v % 4));
+            const __m256i aq = load32(a[i].qs.data() + 32 * v);
+            tsum = add_dot_groups(tsum, t, aq);
+            asum = add_dot_groups(asum, ones, aq);
+        }
+        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(_mm256_sub_epi32(tsum, asum)));
+    }
+    return sum;
+}
+
+namespace {
+
+// 3y mod 256 in every byte.
+inline __m256i times3(__m256i y) { return _mm256_add_epi8(_mm256_add_epi8(y, y), y); }
+
+// TQ1_0 stores trits as a base-3 fraction: after multiplying a byte by 3^n (mod 256), its
+// trit n is (3y) >> 8, i.e. [y ≥ 86] + [y ≥ 171]; unsigned saturating subtraction gives both.
+inline __m256i leading_trit(__m256i y) {
+    const __m256i one = _mm256_set1_epi8(1);
+    return _mm256_add_epi8(_mm256_min_epu8(_mm256_subs_epu8(y, _mm256_set1_epi8(85)), one),
+                           _mm256_min_epu8(_mm256_subs_epu8(y, _mm256_set1_epi8(static_cast<char>(170))), one));
+}
+
+}  // namespace
+
+// Elements 0..159: trit n of qs[0..31] at 32n + m; 160..239: trit n of qs[32..47] at
+// 160 + 16n + m; 240..255: trit n of qh[0..3] at 240 + 4n + m.
+float dot(std::span<const BlockTQ1_0> w, std::span<const BlockQ8_K> a) noexcept {
+    const __m256i ones = _mm256_set1_epi8(1);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const std::int8_t* aq = a[i].qs.data();
+        __m256i tsum = _mm256_setzero_si256();
+        __m256i asum = _mm256_setzero_si256();
+        auto add = [&](__m256i scaled_bytes, int offset) {
+            const __m256i av = load32(aq + offset);
+            tsum = add_dot_groups(tsum, leading_trit(scaled_bytes), av);
+            asum = add_dot_groups(asum, ones, av);
+        };
+        __m256i y = load32(w[i].qs.data());
+        for (int n = 0; n < 5; ++n, y = times3(y)) add(y, 32 * n);
+        // qs[32..47] in the low lane, qh (four times) in the high lane, times 1, 3, 9, 27, 81.
+        std::uint32_t qh;
+        std::memcpy(&qh, w[i].qh.data(), 4);
+        const __m256i x1 = _mm256_set_m128i(_mm_set1_epi32(static_cast<int>(qh)), load16(w[i].qs.data() + 32));
+        const __m256i x3 = times3(x1), x9 = times3(x3), x27 = times3(x9), x81 = times3(x27);
+        add(_mm256_permute2x128_si256(x1, x3, 0x20), 160);   // trits 0 and 1 of qs[32..47]
+        add(_mm256_permute2x128_si256(x9, x27, 0x20), 192);  // trits 2 and 3
+        // Trit 4 of qs[32..47], then dword n of the high lane from qh · 3^n: trit n of qh.
+        const __m256i last = _mm256_blend_epi32(
+            _mm256_blend_epi32(_mm256_blend_epi32(_mm256_blend_epi32(x81, x1, 0x10), x3, 0x20), x9, 0x40), x27, 0x80);
+        add(last, 224);
+        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(_mm256_sub_epi32(tsum, asum)));
+    }
+    return sum;
+}
+
+#else  // no AVX2: the scalar kernels are the fast ones too
+
+float dot(std::span<const BlockIQ4_NL> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ2_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockQ3_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockIQ4_XS> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockTQ1_0> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockTQ2_0> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
+
+#endif
+
+}  // namespace forge::kernels::simd

@@ -1,0 +1,185 @@
+// Quantized dot products of the low-bit formats (Q2_K, Q3_K, IQ4_NL, IQ4_XS, TQ1_0, TQ2_0) at
+// the edges of their ranges, where a simd kernel's byte tricks could saturate or wrap: extreme
+// scales, extreme quants, activations at ±127, every byte value of TQ1_0's base-3 packing.
+// Scales are 1 (or a power of two), so every dot product is an integer below 2^24: the scalar
+// specification must equal the exact sum of the decoded products, and simd must equal scalar.
+#include "kernels/backend.h"
+#include "kernels/dequantize.h"
+#include "kernels/quant_dot.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+namespace forge::kernels {
+namespace {
+
+constexpr f16_bits kHalfOne = 0x3C00;
+
+// Activation blocks with every quant given by value(i) (i counts across blocks) and scale 1.
+template <typename Act>
+std::vector<Act> activations(std::size_t count, const std::function<int(std::size_t)>& value) {
+    std::vector<Act> a(count);
+    for (std::size_t b = 0; b < count; ++b) {
+        for (std::size_t j = 0; j < a[b].qs.size(); ++j) a[b].qs[j] = static_cast<std::int8_t>(value(b * Act::kSize + j));
+        if constexpr (std::is_same_v<Act, BlockQ8_K>) {
+            a[b].d = 1.0f;
+            for (std::size_t g = 0; g < 16; ++g) {
+                int s = 0;
+                for (std::size_t j = 0; j < 16; ++j) s += a[b].qs[16 * g + j];
+                a[b].bsums[g] = static_cast<std::int16_t>(s);
+            }
+        } else {
+            a[b].d = kHalfOne;
+        }
+    }
+    return a;
+}
+
+// The dot product of the decoded rows in double (exact: small integers times powers of two),
+// and the sum of the products' magnitudes.
+template <typename Block, typename Act>
+std::pair<double, double> exact_dot(const std::vector<Block>& w, const std::vector<Act>& a) {
+    std::vector<float> wf(w.size() * Block::kSize), af(a.size() * Act::kSize);
+    scalar::dequantize(std::span<const Block>(w), std::span<float>(wf));
+    scalar::dequantize(std::span<const Act>(a), std::span<float>(af));
+    double sum = 0, magnitude = 0;
+    for (std::size_t i = 0; i < wf.size(); ++i) {
+        sum += static_cast<double>(wf[i]) * af[i];
+        magnitude += std::abs(static_cast<double>(wf[i]) * af[i]);
+    }
+    return {sum, magnitude};
+}
+
+// scalar equals the exact value where f32 can hold it: one block (its integer sum is rounded
+// once, as the exact value is), or a row whose partial sums all stay below 2^24. simd equals
+// scalar bit for bit always.
+template <typename Block, typename Act>
+void expect_exact(const std::vector<Block>& w, const std::vector<Act>& a, const char* what) {
+    const auto [exact, magnitude] = exact_dot(w, a);
+    const float got = scalar::dot(std::span<const Block>(w), std::span<const Act>(a));
+    if (w.size() == 1 || magnitude < 16777216.0) {
+        EXPECT_EQ(got, static_cast<float>(exact)) << what << " (scalar)";
+    }
+#if defined(FORGE_BACKEND_SIMD)
+    const float fast = simd::dot(std::span<const Block>(w), std::span<const Act>(a));
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(fast), std::bit_cast<std::uint32_t>(got)) << what << " simd " << fast << " vs " << got;
+#endif
+}
+
+// Four activation patterns (all +127, all -127, alternating, a ramp), for the whole row and
+// for each block alone.
+template <typename Block, typename Act>
+void expect_exact_for_extreme_activations(const std::vector<Block>& w, const char* what) {
+    const std::size_t per_block = Block::kSize / Act::kSize;
+    const std::vector<std::function<int(std::size_t)>> patterns = {
+        [](std::size_t) { return 127; },
+        [](std::size_t) { return -127; },
+        [](std::size_t i) { return i % 2 ? 127 : -127; },
+        [](std::size_t i) { return static_cast<int>((i * 37) % 255) - 127; },
+    };
+    for (const auto& pattern : patterns) {
+        expect_exact(w, activations<Act>(w.size() * per_block, pattern), what);
+        for (std::size_t b = 0; b < w.size(); ++b) {
+            expect_exact(std::vector<Block>{w[b]}, activations<Act>(per_block, pattern), what);
+        }
+    }
+}
+
+TEST(QuantDotLowBit, Q2_KExtremeScalesAndMins) {
+    std::vector<BlockQ2_K> w(3);
+    for (auto& b : w) {
+        b.d = kHalfOne;
+        b.dmin = kHalfOne;
+    }
+    w[0].scales.fill(0xFF);  // scale 15, min 15
+    w[0].qs.fill(0xFF);      // q = 3 everywhere
+    w[1].scales.fill(0x0F);  // scale 15, min 0
+    w[1].qs.fill(0x00);
+    w[2].scales.fill(0xF0);  // scale 0, min 15
+    w[2].qs.fill(0xAA);      // q = 2
+    expect_exact_for_extreme_activations<BlockQ2_K, BlockQ8_K>(w, "q2_K");
+}
+
+TEST(QuantDotLowBit, Q3_KAllScalesAtMinus32AndPlus31) {
+    std::vector<BlockQ3_K> w(4);
+    for (auto& b : w) b.d = kHalfOne;
+    w[0].scales.fill(0x00);  // every six-bit scale 0: s - 32 = -32
+    w[0].qs.fill(0x00);
+    w[0].hmask.fill(0x00);   // q = -4 everywhere
+    w[1].scales.fill(0xFF);  // 63: +31
+    w[1].qs.fill(0x00);
+    w[1].hmask.fill(0x00);
+    w[2].scales.fill(0x00);
+    w[2].qs.fill(0xFF);
+    w[2].hmask.fill(0xFF);   // q = 3 everywhere
+    w[3].scales.fill(0xAA);  // mixed scales, alternating high bits
+    w[3].qs.fill(0x1B);
+    w[3].hmask.fill(0x5A);
+    expect_exact_for_extreme_activations<BlockQ3_K, BlockQ8_K>(w, "q3_K");
+}
+
+TEST(QuantDotLowBit, IQ4_XSScaleExtremes) {
+    std::vector<BlockIQ4_XS> w(3);
+    for (auto& b : w) b.d = kHalfOne;
+    w[0].scales_l.fill(0x00);  // ls 0: -32
+    w[0].scales_h = 0x0000;
+    w[0].qs.fill(0x00);  // level -127
+    w[1].scales_l.fill(0xFF);  // ls 63: +31
+    w[1].scales_h = 0xFFFF;
+    w[1].qs.fill(0xFF);  // level 113
+    w[2].scales_l.fill(0x0F);  // alternating -17 / +31 ...
+    w[2].scales_h = 0x9C63;
+    w[2].qs.fill(0xF0);
+    expect_exact_for_extreme_activations<BlockIQ4_XS, BlockQ8_K>(w, "iq4_xs");
+}
+
+TEST(QuantDotLowBit, IQ4_NLExtremeLevelsAndTail) {
+    // Seven blocks: one step of four, then the three-block tail.
+    std::vector<BlockIQ4_NL> w(7);
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        w[i].d = kHalfOne;
+        w[i].qs.fill(static_cast<std::uint8_t>(i % 2 ? 0x0F : 0xF0));
+    }
+    w[6].qs.fill(0x00);
+    expect_exact_for_extreme_activations<BlockIQ4_NL, BlockQ8_0>(w, "iq4_nl");
+}
+
+TEST(QuantDotLowBit, TQ1_0AllDigitsTwo) {
+    std::vector<BlockTQ1_0> w(2);
+    for (auto& b : w) {
+        b.d = kHalfOne;
+        b.qs.fill(0xFF);  // 255 · 3^n mod 256 stays ≥ 171: every trit is 2 (+1)
+        b.qh.fill(0xFF);
+    }
+    expect_exact_for_extreme_activations<BlockTQ1_0, BlockQ8_K>(w, "tq1_0");
+}
+
+// Every byte value in every position of TQ1_0's qs and qh (the base-3 fraction decoding).
+TEST(QuantDotLowBit, TQ1_0EveryByteValue) {
+    std::vector<BlockTQ1_0> w(256);
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        w[i].d = kHalfOne;
+        for (std::size_t m = 0; m < 48; ++m) w[i].qs[m] = static_cast<std::uint8_t>(i + 7 * m);
+        for (std::size_t m = 0; m < 4; ++m) w[i].qh[m] = static_cast<std::uint8_t>(i + 61 * m);
+    }
+    expect_exact_for_extreme_activations<BlockTQ1_0, BlockQ8_K>(w, "tq1_0");
+}
+
+TEST(QuantDotLowBit, TQ2_0EveryCode) {
+    std::vector<BlockTQ2_0> w(4);
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        w[i].d = kHalfOne;
+        // Codes 0, 1, 2 and the unused 3 (decodes to +2, as in ggml).
+        for (std::size_t m = 0; m < 64; ++m) w[i].qs[m] = static_cast<std::uint8_t>(0x55 * i + m);
+    }
+    expect_exact_for_extreme_activations<BlockTQ2_0, BlockQ8_K>(w, "tq2_0");
+}
+
+}  // namespace
+}  // namespace forge::kernels
