@@ -1,8 +1,9 @@
 // Quantized dot products for the low-bit formats, simd backend: Q2_K, Q3_K, IQ4_NL, IQ4_XS,
-// TQ1_0 and TQ2_0 (the other formats are in quant_dot.cpp). Each block's integer sum is
+// TQ1_0 and TQ2_0 (the other formats are in quant_dot.cpp). Each block's integer sums are
 // computed with AVX2 byte products (vpmaddubsw, or AVX-512 VNNI's vpdpbusd where the build
-// targets it) and is exactly the scalar kernel's; the float step per block is the scalar
-// code's too (kernels/quant_dot.h), so the results are bit-identical to scalar.
+// targets it) and are exactly the scalar kernel's; the float step is lane-wise as
+// kernels/quant_dot.h allows (int32 lanes -> f32, multiply-added with the block's scale
+// product, lanes summed once per row), so results differ from scalar by f32 rounding only.
 // The tricks (pshufb as a 16-entry table, vpmaddwd applying 16-bit sub-block scales) follow
 // ggml's x86 kernels (ggml-cpu/arch/x86/quants.c, MIT); the TQ1_0 trit extraction is our own.
 #include "kernels/quant_dot.h"
@@ -18,8 +19,6 @@ namespace forge::kernels::simd {
 #if defined(__AVX2__)
 
 namespace {
-
-float half(f16_bits h) { return f16_to_f32(h); }
 
 inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
 inline __m128i load16(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
@@ -50,17 +49,26 @@ inline __m256i signed_dot_groups(__m256i w, __m256i s) {
     return add_dot_groups(_mm256_setzero_si256(), _mm256_abs_epi8(w), _mm256_sign_epi8(s, w));
 }
 
-inline int horizontal_sum(__m256i v) {
-    const __m128i sum4 = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    const __m128i sum2 = _mm_add_epi32(sum4, _mm_unpackhi_epi64(sum4, sum4));
-    const __m128i sum1 = _mm_add_epi32(sum2, _mm_shuffle_epi32(sum2, 1));
-    return _mm_cvtsi128_si32(sum1);
+// An f16 scale as f32 with F16C (the same value as f16_to_f32, in one instruction).
+inline float f16c_half(f16_bits h) { return _cvtsh_ss(h); }
+
+inline float horizontal_sum(__m256 v) {
+    const __m128 sum4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    const __m128 sum2 = _mm_add_ps(sum4, _mm_movehl_ps(sum4, sum4));
+    return _mm_cvtss_f32(_mm_add_ss(sum2, _mm_movehdup_ps(sum2)));
 }
 
-// The horizontal sums of four vectors at once: lane k of the result is Σ of v[k]'s lanes.
-inline __m128i horizontal_sums4(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
-    const __m256i pairs = _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1), _mm256_hadd_epi32(v2, v3));
-    return _mm_add_epi32(_mm256_castsi256_si128(pairs), _mm256_extracti128_si256(pairs, 1));
+// The lane-wise float step (kernels/quant_dot.h): a block's int32 lanes, as f32, times the
+// block's scale product, added to (or, with a negative scale, subtracted from) the
+// accumulator; the lanes are summed once per row.
+inline __m256 add_block(__m256 acc, __m256i lanes, float scale) {
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(lanes), _mm256_set1_ps(scale), acc);
+}
+
+// Σ a per int32 lane from Q8_K's bsums (the sums of each 16 quants, which the quantizer
+// writes and the contract lets stand in for the quants' sum): lane k = bsums 2k + 2k+1.
+inline __m256i activation_sums(const BlockQ8_K& a) {
+    return _mm256_madd_epi16(load32(a.bsums.data()), _mm256_set1_epi16(1));
 }
 
 // Bits (shift .. shift+1) of each byte, as values 0..3.
@@ -83,14 +91,11 @@ inline __m256i iq4_levels(const std::uint8_t* qs) {
 
 // The 16-element K-quants (Q2_K, Q3_K) take their weights 32 at a time: bytes l of the 32-byte
 // quant run hold elements 32v + l at bit 2(v % 4), for v = 0..7, i.e. sub-blocks 2v and 2v+1.
-// vpshufb controls that spread a sub-block scale over the lanes of such a vector:
-// 16-bit lanes (for vpmaddwd) from bytes, and bytes (for vpmaddubsw) from bytes.
-inline __m256i spread_scale16_control(int v) {  // low lane: byte 2v, high lane: byte 2v+1
+// The vpshufb control that spreads their scales (bytes 2v and 2v+1 of a 16-byte table) over
+// the 16-bit lanes of such a vector, for vpmaddwd: low lane byte 2v, high lane byte 2v+1.
+inline __m256i spread_scale16_control(int v) {
     return _mm256_set_m128i(_mm_set1_epi16(static_cast<short>(0x8000 | (2 * v + 1))),
                             _mm_set1_epi16(static_cast<short>(0x8000 | (2 * v))));
-}
-inline __m256i spread_scale8_control(int v) {
-    return _mm256_set_m128i(_mm_set1_epi8(static_cast<char>(2 * v + 1)), _mm_set1_epi8(static_cast<char>(2 * v)));
 }
 
 }  // namespace
@@ -99,24 +104,24 @@ inline __m256i spread_scale8_control(int v) {
 
 float dot(std::span<const BlockQ2_K> w, std::span<const BlockQ8_K> a) noexcept {
     const __m128i nibble = _mm_set1_epi8(0x0F);
-    float sum = 0.0f;
+    __m256 acc = _mm256_setzero_ps();
     for (std::size_t i = 0; i < w.size(); ++i) {
         const __m128i packed = load16(w[i].scales.data());
         const __m256i scales = _mm256_broadcastsi128_si256(_mm_and_si128(packed, nibble));
-        const __m256i mins = _mm256_broadcastsi128_si256(_mm_and_si128(_mm_srli_epi16(packed, 4), nibble));
+        // Σ_j min_j Σa_j: the sixteen mins times the sixteen bsums, pairwise into int32 lanes.
+        const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), nibble));
+        const __m256i imin = _mm256_madd_epi16(mins16, load32(a[i].bsums.data()));
         __m256i isum = _mm256_setzero_si256();
-        __m256i imin = _mm256_setzero_si256();
         for (int v = 0; v < 8; ++v) {
             const __m256i q = two_bits(load32(w[i].qs.data() + 32 * (v / 4)), 2 * (v % 4));
             const __m256i aq = load32(a[i].qs.data() + 32 * v);
-            // q ≤ 3 and min ≤ 15: the byte pair sums fit int16.
+            // q ≤ 3: the byte pair sums fit int16.
             isum = _mm256_add_epi32(isum, scaled_pairs(q, aq, _mm256_shuffle_epi8(scales, spread_scale16_control(v))));
-            imin = add_dot_groups(imin, _mm256_shuffle_epi8(mins, spread_scale8_control(v)), aq);
         }
-        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(isum)) -
-               a[i].d * half(w[i].dmin) * static_cast<float>(horizontal_sum(imin));
+        acc = add_block(acc, isum, a[i].d * f16c_half(w[i].d));
+        acc = add_block(acc, imin, -(a[i].d * f16c_half(w[i].dmin)));
     }
-    return sum;
+    return horizontal_sum(acc);
 }
 
 // ---- Q3_K: x = d * (s_j - 32) * (q - 4), q = 2 low bits + hmask bit --------------------------
@@ -148,7 +153,7 @@ inline __m256i q3_k_minus_four(__m256i hmask_clear, int v) {
 }  // namespace
 
 float dot(std::span<const BlockQ3_K> w, std::span<const BlockQ8_K> a) noexcept {
-    float sum = 0.0f;
+    __m256 acc = _mm256_setzero_ps();
     for (std::size_t i = 0; i < w.size(); ++i) {
         const __m256i hmask_clear = _mm256_xor_si256(load32(w[i].hmask.data()), _mm256_set1_epi8(-1));
         // Scales as int16: scales 0-7 in both lanes for v < 4, scales 8-15 for v ≥ 4.
@@ -168,32 +173,35 @@ float dot(std::span<const BlockQ3_K> w, std::span<const BlockQ8_K> a) noexcept {
                                                      _mm_set1_epi16(static_cast<short>(((2 * s + 1) << 8) | (2 * s))));
             isum = _mm256_add_epi32(isum, _mm256_madd_epi16(pairs, _mm256_shuffle_epi8(halves[v / 4], control)));
         }
-        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(isum));
+        acc = add_block(acc, isum, a[i].d * f16c_half(w[i].d));
     }
-    return sum;
+    return horizontal_sum(acc);
 }
 
-// ---- IQ4_NL (Q8_0 activations): four blocks per step, one reduction for all four -------------
+// ---- IQ4_NL (Q8_0 activations): 32-element blocks, float steps lane-wise ----------------------
 
+// Each block's eight int32 lanes become f32 and are multiply-added with the block's scale
+// product into two f32 accumulators (two chains: blocks alternate), summed once at the end
+// (the lane-wise float step kernels/quant_dot.h allows; integers exactly as in scalar).
 float dot(std::span<const BlockIQ4_NL> w, std::span<const BlockQ8_0> a) noexcept {
-    auto block_lanes = [&](std::size_t i) { return signed_dot_groups(iq4_levels(w[i].qs.data()), load32(a[i].qs.data())); };
-    auto term = [&](std::size_t i, int isum) { return half(w[i].d) * half(a[i].d) * static_cast<float>(isum); };
-    float sum = 0.0f;
+    auto block = [&](std::size_t i, __m256 acc) {
+        const __m256i lanes = signed_dot_groups(iq4_levels(w[i].qs.data()), load32(a[i].qs.data()));
+        return _mm256_fmadd_ps(_mm256_cvtepi32_ps(lanes), _mm256_set1_ps(f16c_half(w[i].d) * f16c_half(a[i].d)), acc);
+    };
+    __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
     std::size_t i = 0;
-    for (; i + 4 <= w.size(); i += 4) {
-        alignas(16) int isums[4];
-        _mm_store_si128(reinterpret_cast<__m128i*>(isums),
-                        horizontal_sums4(block_lanes(i), block_lanes(i + 1), block_lanes(i + 2), block_lanes(i + 3)));
-        for (std::size_t k = 0; k < 4; ++k) sum += term(i + k, isums[k]);
+    for (; i + 2 <= w.size(); i += 2) {
+        even = block(i, even);
+        odd = block(i + 1, odd);
     }
-    for (; i < w.size(); ++i) sum += term(i, horizontal_sum(block_lanes(i)));
-    return sum;
+    if (i < w.size()) even = block(i, even);
+    return horizontal_sum(_mm256_add_ps(even, odd));
 }
 
 // ---- IQ4_XS: eight sub-blocks of 32 with six-bit scales ls_j - 32 -----------------------------
 
 float dot(std::span<const BlockIQ4_XS> w, std::span<const BlockQ8_K> a) noexcept {
-    float sum = 0.0f;
+    __m256 acc = _mm256_setzero_ps();
     for (std::size_t i = 0; i < w.size(); ++i) {
         const auto& b = w[i];
         __m256i isum = _mm256_setzero_si256();
@@ -203,28 +211,24 @@ float dot(std::span<const BlockIQ4_XS> w, std::span<const BlockQ8_K> a) noexcept
             const __m256i pairs = signed_pairs(iq4_levels(b.qs.data() + 16 * j), load32(a[i].qs.data() + 32 * j));
             isum = _mm256_add_epi32(isum, _mm256_madd_epi16(pairs, _mm256_set1_epi16(static_cast<short>(scale))));
         }
-        sum += a[i].d * half(b.d) * static_cast<float>(horizontal_sum(isum));
+        acc = add_block(acc, isum, a[i].d * f16c_half(b.d));
     }
-    return sum;
+    return horizontal_sum(acc);
 }
 
 // ---- ternary formats: Σ (t - 1) a = Σ t a - Σ a with t in {0, 1, 2} --------------------------
 
 float dot(std::span<const BlockTQ2_0> w, std::span<const BlockQ8_K> a) noexcept {
-    const __m256i ones = _mm256_set1_epi8(1);
-    float sum = 0.0f;
+    __m256 acc = _mm256_setzero_ps();
     for (std::size_t i = 0; i < w.size(); ++i) {
         __m256i tsum = _mm256_setzero_si256();
-        __m256i asum = _mm256_setzero_si256();
         for (int v = 0; v < 8; ++v) {
             const __m256i t = two_bits(load32(w[i].qs.data() + 32 * (v / 4)), 2 * (v % 4));
-            const __m256i aq = load32(a[i].qs.data() + 32 * v);
-            tsum = add_dot_groups(tsum, t, aq);
-            asum = add_dot_groups(asum, ones, aq);
+            tsum = add_dot_groups(tsum, t, load32(a[i].qs.data() + 32 * v));
         }
-        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(_mm256_sub_epi32(tsum, asum)));
+        acc = add_block(acc, _mm256_sub_epi32(tsum, activation_sums(a[i])), a[i].d * f16c_half(w[i].d));
     }
-    return sum;
+    return horizontal_sum(acc);
 }
 
 namespace {
@@ -245,16 +249,12 @@ inline __m256i leading_trit(__m256i y) {
 // Elements 0..159: trit n of qs[0..31] at 32n + m; 160..239: trit n of qs[32..47] at
 // 160 + 16n + m; 240..255: trit n of qh[0..3] at 240 + 4n + m.
 float dot(std::span<const BlockTQ1_0> w, std::span<const BlockQ8_K> a) noexcept {
-    const __m256i ones = _mm256_set1_epi8(1);
-    float sum = 0.0f;
+    __m256 acc = _mm256_setzero_ps();
     for (std::size_t i = 0; i < w.size(); ++i) {
         const std::int8_t* aq = a[i].qs.data();
         __m256i tsum = _mm256_setzero_si256();
-        __m256i asum = _mm256_setzero_si256();
         auto add = [&](__m256i scaled_bytes, int offset) {
-            const __m256i av = load32(aq + offset);
-            tsum = add_dot_groups(tsum, leading_trit(scaled_bytes), av);
-            asum = add_dot_groups(asum, ones, av);
+            tsum = add_dot_groups(tsum, leading_trit(scaled_bytes), load32(aq + offset));
         };
         __m256i y = load32(w[i].qs.data());
         for (int n = 0; n < 5; ++n, y = times3(y)) add(y, 32 * n);
@@ -269,9 +269,9 @@ float dot(std::span<const BlockTQ1_0> w, std::span<const BlockQ8_K> a) noexcept 
         const __m256i last = _mm256_blend_epi32(
             _mm256_blend_epi32(_mm256_blend_epi32(_mm256_blend_epi32(x81, x1, 0x10), x3, 0x20), x9, 0x40), x27, 0x80);
         add(last, 224);
-        sum += a[i].d * half(w[i].d) * static_cast<float>(horizontal_sum(_mm256_sub_epi32(tsum, asum)));
+        acc = add_block(acc, _mm256_sub_epi32(tsum, activation_sums(a[i])), a[i].d * f16c_half(w[i].d));
     }
-    return sum;
+    return horizontal_sum(acc);
 }
 
 #else  // no AVX2: the scalar kernels are the fast ones too
