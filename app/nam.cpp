@@ -1,13 +1,16 @@
 // `forge nam`: Neural Amp Modeler models.
 //   forge nam run MODEL.nam IN.wav OUT.wav [--input-gain dB] [--normalize] [--slim X] [--format F] [--fast-tanh]
-//   forge nam info MODEL.nam
+//   forge nam run [default] IN.wav OUT.wav   (the bundled model, a profile of the simulated amp)
+//   forge nam info MODEL.nam [--loudness-input WAV]
 //   forge nam bench MODEL.nam [--block 64] [--seconds 2] [--json]
 #include "app/commands.h"
+#include "app/nam_profile.h"
 #include "core/audio/audio_file.h"
 #include "core/audio/resample.h"
 #include "core/error.h"
 #include "models/nam/engine.h"
 #include "models/nam/factory.h"
+#include "models/nam/loudness.h"
 #include "models/nam/nam_file.h"
 
 #include <fmt/format.h>
@@ -16,13 +19,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 
 namespace forge::app {
 namespace {
 
 struct NamOptions {
-    std::string model, input, output, format;
+    std::string model, input, output, format, loudness_input;
     double input_gain_db = 0.0;
     bool normalize = false;
     bool fast_tanh = false;
@@ -31,6 +35,33 @@ struct NamOptions {
     double seconds = 2.0;
     bool json = false;
 };
+
+// The bundled default model (models/nam/bundled/): installed next to the program's data, or
+// in the source tree for a build that is not installed.
+std::string bundled_model() {
+    for (const char* dir : {FORGE_INSTALLED_NAM_DIR, FORGE_SOURCE_NAM_DIR}) {
+        const std::filesystem::path path = std::filesystem::path(dir) / "forge-sim-amp.nam";
+        if (std::filesystem::exists(path)) return path.string();
+    }
+    fail("the bundled model forge-sim-amp.nam is in neither {} nor {}; give a .nam file", FORGE_INSTALLED_NAM_DIR,
+         FORGE_SOURCE_NAM_DIR);
+}
+
+// `forge nam run IN OUT` means `forge nam run default IN OUT`; "default" is the bundled model.
+NamOptions with_model_resolved(NamOptions o) {
+    if (o.output.empty()) {
+        o.output = o.input;
+        o.input = o.model;
+        o.model = "default";
+    }
+    if (o.model == "default") {
+        o.model = bundled_model();
+        spdlog::info("model: {} (the bundled default)", o.model);
+    }
+    check(std::filesystem::exists(o.model), "{}: no such model file", o.model);
+    check(std::filesystem::exists(o.input), "{}: no such audio file", o.input);
+    return o;
+}
 
 nam::NamFile load(const std::string& path) {
     nam::NamFile file = nam::read_nam_file(path);
@@ -45,7 +76,8 @@ nam::ModelOptions model_options(const NamOptions& o, const nam::NamFile& file) {
     return {{o.fast_tanh}, o.slim};
 }
 
-int run(const NamOptions& o) {
+int run(const NamOptions& options) {
+    const NamOptions o = with_model_resolved(options);
     const nam::NamFile file = load(o.model);
     nam::Engine engine(nam::make_model(file, model_options(o, file)), 64);  // Core's render uses 64
     const audio::Audio in = audio::read_audio(o.input);
@@ -61,13 +93,23 @@ int run(const NamOptions& o) {
         const auto g = static_cast<float>(std::pow(10.0, o.input_gain_db / 20.0));
         for (float& x : signal) x *= g;
     }
+    const auto start = std::chrono::steady_clock::now();
     std::vector<float> out = nam::render(engine, signal);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double audio_seconds = static_cast<double>(signal.size()) / file.sample_rate.value_or(rate);
+    spdlog::info("rendered {:.2f} s of audio in {:.3f} s: {:.1f}x real time", audio_seconds, elapsed,
+                 audio_seconds / std::max(elapsed, 1e-9));
     if (file.sample_rate && std::abs(*file.sample_rate - rate) > 0.5) out = audio::resample(out, *file.sample_rate, rate);
     if (o.normalize) {
-        // The NAM plugin's output normalization: bring the model's loudness to -18 dB.
-        if (!file.metadata.loudness) fail("--normalize: {} has no loudness in its metadata", o.model);
-        const auto g = static_cast<float>(std::pow(10.0, (-18.0 - *file.metadata.loudness) / 20.0));
-        for (float& x : out) x *= g;
+        // The NAM plugin's "Normalized" output: the model's loudness brought to -18 dB. A model
+        // without a loudness plays as it is, as in the plugin (which greys the option out).
+        if (const std::optional<double> gain = nam::normalization_gain(file.metadata)) {
+            for (float& x : out) x *= static_cast<float>(*gain);
+            spdlog::info("--normalize: loudness {:.2f} dB -> {} dB: output gain {:+.2f} dB", *file.metadata.loudness,
+                         nam::kNormalizationTargetDb, nam::kNormalizationTargetDb - *file.metadata.loudness);
+        } else {
+            spdlog::warn("--normalize: {} has no loudness in its metadata; the output is not normalized", o.model);
+        }
     }
     audio::WriteFormat format{audio::container_for(o.output),
                               o.format.empty() ? audio::SampleFormat::Float32 : audio::parse_sample_format(o.format)};
@@ -97,6 +139,13 @@ int info(const NamOptions& o) {
     fmt::print("input level:   {}\n", optional_text(m.input_level_dbu, " dBu"));
     fmt::print("output level:  {}\n", optional_text(m.output_level_dbu, " dBu"));
     fmt::print("validation ESR:{}\n", " " + optional_text(m.validation_esr, ""));
+    if (!o.loudness_input.empty()) {
+        // The trainer's loudness and gain, measured on a given standard input (e.g. the
+        // reference trainer's loudness_input.wav) instead of forge's.
+        const audio::Audio a = audio::read_audio(o.loudness_input);
+        const nam::Loudness l = nam::measure_loudness(file, audio::channel_of(a, a.channels == 1 ? 0 : -1));
+        fmt::print("measured:      loudness {:.6f} dB, gain {:.6f} (input {})\n", l.loudness_db, l.gain, o.loudness_input);
+    }
     for (const char* key : {"name", "modeled_by", "gear_type", "gear_make", "gear_model", "tone_type"})
         if (m.raw.contains(key) && m.raw[key].is_string()) fmt::print("{:<15}{}\n", std::string(key) + ":", m.raw[key].get<std::string>());
     return 0;
@@ -136,9 +185,10 @@ void add_nam_command(CLI::App& forge, CommandTable& commands) {
     nam->require_subcommand(1);
 
     CLI::App* run_cmd = nam->add_subcommand("run", "Render an audio file through a .nam model (as Core's render)");
-    run_cmd->add_option("model", options->model, "The .nam model")->required()->check(CLI::ExistingFile);
-    run_cmd->add_option("input", options->input, "Input audio (WAV or FLAC)")->required()->check(CLI::ExistingFile);
-    run_cmd->add_option("output", options->output, "Output audio (.wav or .flac)")->required();
+    run_cmd->add_option("model", options->model, "The .nam model, or 'default' (the bundled one; may be left out)")
+        ->required();
+    run_cmd->add_option("input", options->input, "Input audio (WAV or FLAC)")->required();
+    run_cmd->add_option("output", options->output, "Output audio (.wav or .flac)");
     run_cmd->add_option("--input-gain", options->input_gain_db, "Gain applied to the input, in dB");
     run_cmd->add_flag("--normalize", options->normalize, "Scale the output to -18 dB loudness (model metadata)");
     run_cmd->add_option("--slim", options->slim, "Slimmable size in [0, 1] (default: the full model)")
@@ -149,6 +199,8 @@ void add_nam_command(CLI::App& forge, CommandTable& commands) {
 
     CLI::App* info_cmd = nam->add_subcommand("info", "Show a .nam model's architecture and metadata");
     info_cmd->add_option("model", options->model, "The .nam model")->required()->check(CLI::ExistingFile);
+    info_cmd->add_option("--loudness-input", options->loudness_input, "Also measure loudness and gain on this input")
+        ->check(CLI::ExistingFile);
     commands.add(info_cmd, [options] { return info(*options); });
 
     CLI::App* bench_cmd = nam->add_subcommand("bench", "Real-time factor of a .nam model on this machine");
@@ -161,6 +213,7 @@ void add_nam_command(CLI::App& forge, CommandTable& commands) {
     commands.add(bench_cmd, [options] { return bench(*options); });
 
     add_nam_train_commands(forge, *nam, commands);
+    add_nam_devices_command(*nam, commands);
 }
 
 }  // namespace forge::app

@@ -3,10 +3,12 @@
 //   forge nam capture-signal OUT.wav [--short]
 //   forge nam train --input DI.wav --output REAMP.wav --out MODEL.nam [--arch standard|lite|feather|nano]
 //       [--epochs N] [--batch N] [--ny N] [--lr X] [--seed S] [--latency N] [--ignore-checks] [--name ...]
-//   forge nam profile --simulate --out MODEL.nam [train options]
+//   forge nam profile [--simulate | --device N ...] --out MODEL.nam [train options]
 #include "app/commands.h"
+#include "app/nam_profile.h"
 #include "core/audio/audio_file.h"
 #include "core/error.h"
+#include "models/nam/loudness.h"
 #include "models/nam/nam_writer.h"
 #include "models/nam/train/amp_sim.h"
 #include "models/nam/train/capture_signal.h"
@@ -35,6 +37,7 @@ struct TrainCli {
     std::uint64_t seed = 0;
     std::optional<int> latency;
     bool ignore_checks = false, simulate = false, short_signal = false;
+    DeviceChoice devices;  // profile without --simulate
 };
 
 // The progress display: a redrawn bar with rate and ETA on a terminal, one plain line per
@@ -132,6 +135,7 @@ int train_capture(const TrainCli& o, std::span<const float> di, std::span<const 
         data, options, {[&](const StepProgress& p) { progress.step(p); }, [&](const EpochReport& e) { progress.epoch(e); }});
     nam::NamFile file = result.model;
     add_metadata(file, o, latency);
+    nam::add_loudness_metadata(file);  // as the reference trainer's export (models/nam/loudness.h)
     nam::write_nam_file(o.out, file);
     fmt::print(stderr, "validation ESR {:.5f} (epoch {}): {}\n", result.validation_esr, result.best_epoch,
                esr_quality(result.validation_esr));
@@ -157,14 +161,15 @@ int capture_signal_command(const TrainCli& o) {
 }
 
 int profile(const TrainCli& o) {
-    // forge has no audio I/O yet: recording through an interface needs a build with PortAudio.
-    check(o.simulate, "forge nam profile: recording needs a build with PortAudio (audio device I/O), and this build has "
-                      "none. Use --simulate to profile the built-in reference amp, or write the signal with forge nam "
-                      "capture-signal, reamp it with your own recording software and run forge nam train");
     const CaptureSize size = o.short_signal ? CaptureSize::Short : CaptureSize::Full;
     const std::vector<float> di = capture_signal(size);
-    spdlog::info("reamping the capture signal through the simulated amp");
-    const std::vector<float> reamp = simulate_amp(di);
+    std::vector<float> reamp;
+    if (o.simulate) {
+        spdlog::info("reamping the capture signal through the simulated amp");
+        reamp = simulate_amp(di);
+    } else {
+        reamp = record_capture(o.devices, di, o.out);  // through the audio interface (nam_profile.cpp)
+    }
     return train_capture(o, di, reamp, 48000);
 }
 
@@ -192,6 +197,7 @@ CLI::App* add_profile(CLI::App& parent, const std::string& name, TrainCli& o) {
     add_train_options(cmd, o);
     cmd->add_flag("--simulate", o.simulate, "Reamp through the built-in reference amp instead of an audio device");
     cmd->add_flag("--short", o.short_signal, "The short capture signal (tests, demos)");
+    add_device_options(cmd, o.devices);
     return cmd;
 }
 

@@ -16,6 +16,7 @@ packages=(
     nlohmann-json3-dev          # nlohmann/json: JSON in and out
     libsndfile1-dev             # libsndfile: WAV and FLAC in and out (forge nam)
     libsamplerate0-dev          # libsamplerate: sample-rate conversion (forge nam)
+    portaudio19-dev             # PortAudio: recording through an audio interface (forge nam profile)
     libpcre2-dev                # PCRE2: Unicode regexes of the LLM tokenizers' pre-tokenizers
     zlib1g-dev                  # zlib: reading the gzip-compressed tokenizer test fixtures
 )
