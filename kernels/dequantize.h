@@ -26,6 +26,7 @@ void dequantize(std::span<const BlockQ5_K> blocks, std::span<float> out) noexcep
 void dequantize(std::span<const BlockQ6_K> blocks, std::span<float> out) noexcept;
 void dequantize(std::span<const BlockQ8_K> blocks, std::span<float> out) noexcept;
 void dequantize(std::span<const BlockIQ4_NL> blocks, std::span<float> out) noexcept;
+void dequantize(std::span<const BlockMXFP4> blocks, std::span<float> out) noexcept;
 void dequantize(std::span<const BlockIQ4_XS> blocks, std::span<float> out) noexcept;
 void dequantize(std::span<const BlockTQ1_0> blocks, std::span<float> out) noexcept;
 void dequantize(std::span<const BlockTQ2_0> blocks, std::span<float> out) noexcept;
@@ -45,6 +46,7 @@ void dequantize(std::span<const BlockQ5_K> blocks, std::span<float> out) noexcep
 void dequantize(std::span<const BlockQ6_K> blocks, std::span<float> out) noexcept;
 void dequantize(std::span<const BlockQ8_K> blocks, std::span<float> out) noexcept;
 void dequantize(std::span<const BlockIQ4_NL> blocks, std::span<float> out) noexcept;
+void dequantize(std::span<const BlockMXFP4> blocks, std::span<float> out) noexcept;
 void dequantize(std::span<const BlockIQ4_XS> blocks, std::span<float> out) noexcept;
 void dequantize(std::span<const BlockTQ1_0> blocks, std::span<float> out) noexcept;
 void dequantize(std::span<const BlockTQ2_0> blocks, std::span<float> out) noexcept;

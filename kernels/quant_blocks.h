@@ -7,6 +7,7 @@
 #include "kernels/half.h"
 
 #include <array>
+#include <bit>
 #include <cstdint>
 
 namespace forge::kernels {
@@ -66,6 +67,16 @@ struct BlockIQ4_NL {
     std::array<std::uint8_t, 16> qs;
 };
 static_assert(sizeof(BlockIQ4_NL) == 18);
+
+// x = kMxfp4Values[q] * 2^(e - 128): OCP MXFP4, four-bit E2M1 codes (ggml keeps their values
+// doubled, as integers, and halves the scale) and one E8M0 exponent byte; element j in the
+// low nibble of qs[j], j + 16 in the high one.
+struct BlockMXFP4 {
+    static constexpr int kSize = 32;
+    std::uint8_t e;
+    std::array<std::uint8_t, 16> qs;
+};
+static_assert(sizeof(BlockMXFP4) == 17);
 
 // ---- 256-element super-block formats (K-quants, IQ4_XS, ternary) ----------------------------
 
@@ -162,6 +173,17 @@ static_assert(sizeof(BlockTQ2_0) == 66);
 // The 16 levels of IQ4_NL and IQ4_XS (ggml's kvalues_iq4nl).
 inline constexpr std::array<std::int8_t, 16> kIq4nlValues = {-127, -104, -83, -65, -49, -35, -22, -10,
                                                              1,    13,   25,  38,  53,  69,  89,  113};
+
+// The 16 E2M1 values of MXFP4, doubled (ggml's kvalues_mxfp4).
+inline constexpr std::array<std::int8_t, 16> kMxfp4Values = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// MXFP4's scale 2^(e - 128) (half of E8M0's 2^(e - 127), matching the doubled values) built
+// from bits as ggml's GGML_E8M0_TO_FP32_HALF does: an f32 subnormal for e = 0 and 1, otherwise
+// the exponent field e - 1. e = 255 gives 2^127, not NaN.
+constexpr float e8m0_to_f32_half(std::uint8_t e) {
+    const std::uint32_t bits = e < 2 ? 0x00200000u << e : static_cast<std::uint32_t>(e - 1) << 23;
+    return std::bit_cast<float>(bits);
+}
 
 // The K-quants' six-bit scale j and min j (of 8) from their 12-byte packing (ggml's
 // get_scale_min_k4): the first four live in the low six bits of bytes 0-3 and 4-7, the last

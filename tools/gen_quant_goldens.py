@@ -44,10 +44,11 @@ TYPES = {
     "iq4_xs": (23, 256, 136, [0]),
     "tq1_0": (34, 256, 54, [52]),
     "tq2_0": (35, 256, 66, [64]),
+    "mxfp4": (39, 32, 17, []),    # E8M0 exponent byte at 0: every value is a valid scale
 }
 ENCODE = ["q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "tq2_0",
           # not required to be byte-exact, but their ggml output makes realistic decode inputs
-          "tq1_0", "iq4_nl", "iq4_xs"]
+          "tq1_0", "iq4_nl", "iq4_xs", "mxfp4"]
 RANDOM_BLOCKS = 8
 
 
@@ -225,6 +226,11 @@ def main():
     for name in TYPES:
         parts = [encoded[name]] if name in encoded else []
         parts.append(random_blocks(rng, name, RANDOM_BLOCKS))
+        if name == "mxfp4":  # every E8M0 exponent (subnormal scales, 2^127 and inf products), every code
+            every = np.zeros((256, 17), dtype=np.uint8)
+            every[:, 0] = np.arange(256)
+            every[:, 1:] = np.arange(16, dtype=np.uint8) | (np.arange(16, dtype=np.uint8)[::-1] << 4)
+            parts.append(every.reshape(-1))
         blocks = np.concatenate(parts)
         blocks.tofile(os.path.join(qdir, f"decode_{name}.bin"))
         dequantize(lib, name, blocks).tofile(os.path.join(qdir, f"decode_{name}.f32"))

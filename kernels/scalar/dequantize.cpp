@@ -213,6 +213,19 @@ void dequantize(std::span<const BlockIQ4_NL> blocks, std::span<float> out) noexc
     }
 }
 
+// As ggml's dequantize_row_mxfp4: the (doubled) E2M1 value times the halved E8M0 scale.
+void dequantize(std::span<const BlockMXFP4> blocks, std::span<float> out) noexcept {
+    float* y = out.data();
+    for (const auto& b : blocks) {
+        const float d = e8m0_to_f32_half(b.e);
+        for (int j = 0; j < 16; ++j) {
+            y[j] = static_cast<float>(kMxfp4Values[b.qs[j] & 0xF]) * d;
+            y[j + 16] = static_cast<float>(kMxfp4Values[b.qs[j] >> 4]) * d;
+        }
+        y += 32;
+    }
+}
+
 void dequantize(std::span<const BlockIQ4_XS> blocks, std::span<float> out) noexcept {
     float* y = out.data();
     for (const auto& b : blocks) {

@@ -18,6 +18,7 @@ void dequantize(std::span<const BlockQ5_K> b, std::span<float> out) noexcept { s
 void dequantize(std::span<const BlockQ6_K> b, std::span<float> out) noexcept { scalar::dequantize(b, out); }
 void dequantize(std::span<const BlockQ8_K> b, std::span<float> out) noexcept { scalar::dequantize(b, out); }
 void dequantize(std::span<const BlockIQ4_NL> b, std::span<float> out) noexcept { scalar::dequantize(b, out); }
+void dequantize(std::span<const BlockMXFP4> b, std::span<float> out) noexcept { scalar::dequantize(b, out); }
 void dequantize(std::span<const BlockIQ4_XS> b, std::span<float> out) noexcept { scalar::dequantize(b, out); }
 void dequantize(std::span<const BlockTQ1_0> b, std::span<float> out) noexcept { scalar::dequantize(b, out); }
 void dequantize(std::span<const BlockTQ2_0> b, std::span<float> out) noexcept { scalar::dequantize(b, out); }

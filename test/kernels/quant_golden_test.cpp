@@ -101,6 +101,7 @@ FORGE_DECODE_TEST(iq4_nl, BlockIQ4_NL)
 FORGE_DECODE_TEST(iq4_xs, BlockIQ4_XS)
 FORGE_DECODE_TEST(tq1_0, BlockTQ1_0)
 FORGE_DECODE_TEST(tq2_0, BlockTQ2_0)
+FORGE_DECODE_TEST(mxfp4, BlockMXFP4)
 
 // F16 and BF16: every one of the 65536 bit patterns, through the row conversions.
 TEST(QuantGolden, Decode_f16_and_bf16_every_pattern) {
