@@ -13,25 +13,8 @@ void map(std::span<float> x, F f) {
 }  // namespace
 
 void nam_activation(NamActivation op, const NamActivationParams& p, std::span<float> x) noexcept {
-    switch (op) {
-        case NamActivation::Identity: return;
-        case NamActivation::Tanh: map(x, [](Batch v) { return xsimd::tanh(v); }); return;
-        case NamActivation::FastTanh: map(x, nam_fast_tanh); return;
-        case NamActivation::Hardtanh: map(x, [](Batch v) { return nam_clamp(v, -1.0f, 1.0f); }); return;
-        case NamActivation::ReLU:
-            map(x, [](Batch v) { return xsimd::select(v > Batch(0.0f), v, Batch(0.0f)); });
-            return;
-        case NamActivation::LeakyReLU:
-            map(x, [s = p.negative_slope](Batch v) { return xsimd::select(v > Batch(0.0f), v, Batch(s) * v); });
-            return;
-        case NamActivation::Sigmoid: map(x, nam_sigmoid); return;
-        case NamActivation::SiLU: map(x, [](Batch v) { return v * nam_sigmoid(v); }); return;
-        case NamActivation::Hardswish:
-            map(x, [](Batch v) { return v * nam_clamp(v + Batch(3.0f), 0.0f, 6.0f) * Batch(1.0f / 6.0f); });
-            return;
-        case NamActivation::LeakyHardtanh: map(x, [&p](Batch v) { return nam_leaky_hardtanh(v, p); }); return;
-        case NamActivation::Softsign: map(x, [](Batch v) { return v / (Batch(1.0f) + xsimd::abs(v)); }); return;
-    }
+    if (op == NamActivation::Identity) return;
+    with_activation(op, p, [x](auto f) { map(x, f); });
 }
 
 void nam_gate(std::span<float> out, std::span<const float> gate) noexcept {

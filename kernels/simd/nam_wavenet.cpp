@@ -50,8 +50,49 @@ inline void accumulate(Tile<Rows, V>& tile, const float* in, std::int64_t in_str
     }
 }
 
-// z rows [r0, r0 + Rows) at frames [t0, t0 + V·lanes): conv taps, mixin, bias, and, without
-// gating, the activation.
+// f on rows [First, First + Count) of the tile. The bounds are constants so that the tile
+// stays in registers (a run-time index would put it in memory).
+template <int First, int Count, int Rows, int V>
+[[gnu::always_inline]] inline void activate_tile(NamActivation op, const NamActivationParams& p, Tile<Rows, V>& tile) {
+    with_activation(op, p, [&](auto f) __attribute__((always_inline)) {
+#pragma GCC unroll 16
+        for (int r = First; r < First + Count; ++r)
+            for (int v = 0; v < V; ++v) tile[r][v] = f(tile[r][v]);
+    });
+}
+
+// A tile that holds both halves of a gated / blended layer (rows = 2B <= kMaxRows): its top
+// B rows become the gated (or blended) activation.
+template <int Rows, int V>
+[[gnu::always_inline]] inline void gate_tile(const NamWaveNetLayer& l, Tile<Rows, V>& tile) {
+    constexpr int half = Rows / 2;
+    Batch pre[half > 0 ? half : 1][V];
+    for (int b = 0; b < half; ++b)
+        for (int v = 0; v < V; ++v) pre[b][v] = tile[b][v];
+    activate_tile<0, half>(l.activation, l.activation_params, tile);
+    activate_tile<half, half>(l.secondary, l.secondary_params, tile);
+    for (int b = 0; b < half; ++b) {
+        for (int v = 0; v < V; ++v) {
+            const Batch active = tile[b][v], second = tile[half + b][v];
+            tile[b][v] = l.gating == NamGating::Gated ? active * second
+                                                      : second * active + (Batch(1.0f) - second) * pre[b][v];
+        }
+    }
+}
+
+// The tile's first Count rows to `out` (rows `stride` apart); a constant count keeps the tile
+// in registers.
+template <int Rows, int V, bool Full, int Count>
+[[gnu::always_inline]] inline void store_tile(const Tile<Rows, V>& tile, float* out, std::int64_t stride,
+                                              std::int64_t count) {
+    for (int r = 0; r < Count; ++r)
+        for (int v = 0; v < V; ++v) store<Full>(tile[r][v], out + r * stride + v * kLanes, count - v * kLanes);
+}
+
+// z rows [r0, r0 + Rows) at frames [t0, t0 + V·lanes): conv taps, mixin, bias, then the
+// activation while the tile is still in registers: without gating always, with gating when
+// the tile holds both halves (only the top half is stored then). A gated layer with more
+// rows than one tile is finished by gate_rows().
 template <int Rows, int V, bool Full>
 void conv_tile(const NamWaveNetLayer& l, std::int64_t r0, std::int64_t t0, std::int64_t count) {
     const std::int64_t rows = l.rows();
@@ -64,13 +105,14 @@ void conv_tile(const NamWaveNetLayer& l, std::int64_t r0, std::int64_t t0, std::
                                   l.conv + k * l.channels * rows + r0, rows, count);
     }
     accumulate<Rows, V, Full>(tile, l.condition + t0, l.condition_stride, l.condition_size, l.mixin + r0, rows, count);
-    for (int r = 0; r < Rows; ++r) {
-        float* out = l.z + (r0 + r) * l.frames + t0;
-        for (int v = 0; v < V; ++v) {
-            Batch y = tile[r][v];
-            if (l.gating == NamGating::None) y = nam_activate(l.activation, l.activation_params, y);
-            store<Full>(y, out + v * kLanes, count - v * kLanes);
-        }
+    if (l.gating == NamGating::None) {
+        activate_tile<0, Rows>(l.activation, l.activation_params, tile);
+        store_tile<Rows, V, Full, Rows>(tile, l.z + r0 * l.frames + t0, l.frames, count);
+    } else if (rows == Rows) {
+        gate_tile<Rows, V>(l, tile);
+        store_tile<Rows, V, Full, Rows / 2>(tile, l.z + t0, l.frames, count);
+    } else {
+        store_tile<Rows, V, Full, Rows>(tile, l.z + r0 * l.frames + t0, l.frames, count);
     }
 }
 
@@ -124,24 +166,29 @@ void over_tiles(std::int64_t rows, std::int64_t frames, TileFn&& tile) {
                         std::make_integer_sequence<int, kMaxRows>{});
 }
 
-// Gated / blended: the top B rows of z from both halves, in place.
+// Gated / blended with more rows than one tile: the top B rows of z from both halves, in
+// place, in two passes (the bottom half through its activation, then the top half).
 void gate_rows(const NamWaveNetLayer& l) {
     const std::int64_t n = l.bottleneck * l.frames;  // top and bottom halves are dense
     float* top = l.z;
-    const float* bottom = l.z + n;
-    const auto combine = [&l](Batch pre, Batch other) {
-        const Batch active = nam_activate(l.activation, l.activation_params, pre);
-        const Batch second = nam_activate(l.secondary, l.secondary_params, other);
-        if (l.gating == NamGating::Gated) return active * second;
-        return second * active + (Batch(1.0f) - second) * pre;
-    };
-    std::int64_t i = 0;
-    for (; i + static_cast<std::int64_t>(kLanes) <= n; i += kLanes)
-        combine(Batch::load_unaligned(top + i), Batch::load_unaligned(bottom + i)).store_unaligned(top + i);
-    if (i < n) {
-        const auto rest = static_cast<std::size_t>(n - i);
-        store_tail(combine(load_tail(top + i, rest, 0.0f), load_tail(bottom + i, rest, 0.0f)), top + i, rest);
-    }
+    float* bottom = l.z + n;
+    with_activation(l.secondary, l.secondary_params, [bottom, n](auto f) {
+        map_batches(std::span<const float>(bottom, static_cast<std::size_t>(n)), {bottom, static_cast<std::size_t>(n)}, f);
+    });
+    with_activation(l.activation, l.activation_params, [&l, top, bottom, n](auto f) {
+        const auto combine = [&l, f](Batch pre, Batch second) {
+            const Batch active = f(pre);
+            if (l.gating == NamGating::Gated) return active * second;
+            return second * active + (Batch(1.0f) - second) * pre;
+        };
+        std::int64_t i = 0;
+        for (; i + static_cast<std::int64_t>(kLanes) <= n; i += kLanes)
+            combine(Batch::load_unaligned(top + i), Batch::load_unaligned(bottom + i)).store_unaligned(top + i);
+        if (i < n) {
+            const auto rest = static_cast<std::size_t>(n - i);
+            store_tail(combine(load_tail(top + i, rest, 0.0f), load_tail(bottom + i, rest, 0.0f)), top + i, rest);
+        }
+    });
 }
 
 void copy_rows(const float* from, std::int64_t from_stride, float* to, std::int64_t to_stride, std::int64_t rows,
@@ -155,7 +202,7 @@ void nam_wavenet_layer(const NamWaveNetLayer& l) noexcept {
     over_tiles(l.rows(), l.frames, [&l]<int Rows, int V, bool Full>(std::int64_t r0, std::int64_t t0, std::int64_t n) {
         conv_tile<Rows, V, Full>(l, r0, t0, n);
     });
-    if (l.gating != NamGating::None) gate_rows(l);
+    if (l.gating != NamGating::None && l.rows() > kMaxRows) gate_rows(l);
 
     if (l.layer1x1 != nullptr) {
         const Pointwise next{l.layer1x1, l.channels, l.layer1x1_bias, l.input, l.input_stride, l.next, l.next_stride};

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace forge::kernels {
@@ -57,6 +59,26 @@ TEST(NamActivationKernel, ScalarMatchesMath) {
         for (std::size_t i = 0; i < x.size(); ++i)
             ASSERT_NEAR(y[i], reference(op, p, x[i]), tolerance * (1 + std::fabs(x[i]))) << static_cast<int>(op);
     }
+}
+
+// Exact tanh (the default) within a few float ulps of tanh everywhere, tiny arguments (where
+// relative accuracy needs care) and saturation included; the simd backend has its own tanh.
+TEST(NamActivationKernel, ExactTanhWithinFewUlps) {
+    std::vector<float> x;
+    for (float v = 1e-30f; v < 1.0f; v *= 1.01f) x.insert(x.end(), {v, -v});
+    for (int i = -20000; i <= 20000; ++i) x.push_back(static_cast<float>(i) * 6e-4f);
+    x.insert(x.end(), {0.0f, -0.0f, 0.34657359f, 0.34657362f, 9.0f, -9.5f, 40.0f, -1e30f, INFINITY, -INFINITY});
+    auto y = x;
+    active::nam_activation(NamActivation::Tanh, {}, y);
+    double worst = 0;  // in units of float epsilon relative to |tanh x|
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const double want = std::tanh(static_cast<double>(x[i]));
+        const double error = std::fabs(y[i] - want) / (std::fabs(want) * 0x1p-23 + 1e-300);
+        worst = std::max(worst, error);
+        ASSERT_LE(error, 2.0) << "tanh(" << x[i] << ") = " << y[i] << ", want " << want;
+        ASSERT_EQ(std::signbit(y[i]), std::signbit(x[i])) << x[i];
+    }
+    RecordProperty("worst_error_eps", std::to_string(worst));
 }
 
 #if defined(FORGE_BACKEND_SIMD)  // simd against scalar: only where the simd kernels are built
