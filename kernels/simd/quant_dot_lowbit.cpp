@@ -1,5 +1,5 @@
 // Quantized dot products for the low-bit formats, simd backend: Q2_K, Q3_K, IQ4_NL, IQ4_XS,
-// TQ1_0 and TQ2_0 (the other formats are in quant_dot.cpp). Each block's integer sums are
+// TQ1_0, TQ2_0 and MXFP4 (the other formats are in quant_dot.cpp). Each block's integer sums are
 // computed with AVX2 byte products (vpmaddubsw, or AVX-512 VNNI's vpdpbusd where the build
 // targets it) and are exactly the scalar kernel's; the float step is lane-wise as
 // kernels/quant_dot.h allows (int32 lanes -> f32, multiply-added with the block's scale
@@ -7,6 +7,7 @@
 // The tricks (pshufb as a 16-entry table, vpmaddwd applying 16-bit sub-block scales) follow
 // ggml's x86 kernels (ggml-cpu/arch/x86/quants.c, MIT); the TQ1_0 trit extraction is our own.
 #include "kernels/quant_dot.h"
+#include "kernels/quant_dot_mxfp4.h"
 
 #include <cstring>
 
@@ -93,12 +94,6 @@ inline __m256i unpack_nibbles_16(const std::uint8_t* qs) {
     const __m128i bytes = load16(qs);
     const __m128i mask = _mm_set1_epi8(0x0F);
     return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), mask), _mm_and_si128(bytes, mask));
-}
-
-// The IQ4 levels of 32 indices: vpshufb looks each nibble up in the 16-entry table.
-inline __m256i iq4_levels(const std::uint8_t* qs) {
-    const __m256i table = _mm256_broadcastsi128_si256(load16(kIq4nlValues.data()));
-    return _mm256_shuffle_epi8(table, unpack_nibbles_16(qs));
 }
 
 // The 16-element K-quants (Q2_K, Q3_K) take their weights 32 at a time: bytes l of the 32-byte
@@ -223,15 +218,24 @@ float dot(std::span<const BlockQ3_K> w, std::span<const BlockQ8_K> a) noexcept {
     return horizontal_sum(acc);
 }
 
-// ---- IQ4_NL (Q8_0 activations): 32-element blocks, float steps lane-wise ----------------------
+// ---- IQ4_NL and MXFP4 (Q8_0 activations): 32-element blocks of 4-bit table indices -----------
+
+namespace {
+
+// The levels of 32 indices: vpshufb looks each nibble up in a 16-entry table of signed bytes.
+inline __m256i table_levels(const std::uint8_t* qs, const std::array<std::int8_t, 16>& table) {
+    return _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(load16(table.data())), unpack_nibbles_16(qs));
+}
 
 // Each block's eight int32 lanes become f32 and are multiply-added with the block's scale
 // product into two f32 accumulators (two chains: blocks alternate), summed once at the end
 // (the lane-wise float step kernels/quant_dot.h allows; integers exactly as in scalar).
-float dot(std::span<const BlockIQ4_NL> w, std::span<const BlockQ8_0> a) noexcept {
+template <typename Block, typename WeightScale>
+float table_dot(std::span<const Block> w, std::span<const BlockQ8_0> a, const std::array<std::int8_t, 16>& table,
+                WeightScale weight_scale) {
     auto block = [&](std::size_t i, __m256 acc) {
-        const __m256i lanes = signed_dot_groups(iq4_levels(w[i].qs.data()), load32(a[i].qs.data()));
-        return _mm256_fmadd_ps(_mm256_cvtepi32_ps(lanes), _mm256_set1_ps(f16c_half(w[i].d) * f16c_half(a[i].d)), acc);
+        const __m256i lanes = signed_dot_groups(table_levels(w[i].qs.data(), table), load32(a[i].qs.data()));
+        return add_block(acc, lanes, weight_scale(w[i]) * f16c_half(a[i].d));
     };
     __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
     std::size_t i = 0;
@@ -241,6 +245,17 @@ float dot(std::span<const BlockIQ4_NL> w, std::span<const BlockQ8_0> a) noexcept
     }
     if (i < w.size()) even = block(i, even);
     return horizontal_sum(_mm256_add_ps(even, odd));
+}
+
+}  // namespace
+
+float dot(std::span<const BlockIQ4_NL> w, std::span<const BlockQ8_0> a) noexcept {
+    return table_dot(w, a, kIq4nlValues, [](const BlockIQ4_NL& b) { return f16c_half(b.d); });
+}
+
+// |level| ≤ 12: the byte products are far from any limit.
+float dot(std::span<const BlockMXFP4> w, std::span<const BlockQ8_0> a) noexcept {
+    return table_dot(w, a, kMxfp4Values, [](const BlockMXFP4& b) { return e8m0_to_f32_half(b.e); });
 }
 
 // ---- IQ4_XS: eight sub-blocks of 32 with six-bit scales ls_j - 32 -----------------------------
@@ -253,7 +268,7 @@ float dot(std::span<const BlockIQ4_XS> w, std::span<const BlockQ8_K> a) noexcept
         for (int j = 0; j < 8; ++j) {
             const int low = (b.scales_l[static_cast<std::size_t>(j / 2)] >> (4 * (j % 2))) & 0xF;
             const int scale = (low | (((b.scales_h >> (2 * j)) & 3) << 4)) - 32;
-            const __m256i pairs = signed_pairs(iq4_levels(b.qs.data() + 16 * j), load32(a[i].qs.data() + 32 * j));
+            const __m256i pairs = signed_pairs(table_levels(b.qs.data() + 16 * j, kIq4nlValues), load32(a[i].qs.data() + 32 * j));
             isum = _mm256_add_epi32(isum, _mm256_madd_epi16(pairs, _mm256_set1_epi16(static_cast<short>(scale))));
         }
         acc = add_block(acc, isum, a[i].d * f16c_half(b.d));
@@ -345,6 +360,7 @@ float dot(std::span<const BlockTQ1_0> w, std::span<const BlockQ8_K> a) noexcept 
 #else  // no AVX2: the scalar kernels are the fast ones too
 
 float dot(std::span<const BlockIQ4_NL> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
+float dot(std::span<const BlockMXFP4> w, std::span<const BlockQ8_0> a) noexcept { return scalar::dot(w, a); }
 float dot(std::span<const BlockQ2_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
 float dot(std::span<const BlockQ3_K> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }
 float dot(std::span<const BlockIQ4_XS> w, std::span<const BlockQ8_K> a) noexcept { return scalar::dot(w, a); }

@@ -1,4 +1,4 @@
-// Quantized dot products of the low-bit formats (Q2_K, Q3_K, IQ4_NL, IQ4_XS, TQ1_0, TQ2_0) at
+// Quantized dot products of the low-bit formats (Q2_K, Q3_K, IQ4_NL, IQ4_XS, TQ1_0, TQ2_0, MXFP4) at
 // the edges of their ranges, where a simd kernel's byte tricks could saturate or wrap: extreme
 // scales, extreme quants, activations at ±127, every byte value of TQ1_0's base-3 packing.
 // Scales are 1, so every partial sum is an integer: below 2^24 the scalar specification and the
@@ -6,6 +6,8 @@
 #include "kernels/backend.h"
 #include "kernels/dequantize.h"
 #include "kernels/quant_dot.h"
+#include "kernels/quant_dot_mxfp4.h"
+#include "kernels/quantize.h"
 
 #include <gtest/gtest.h>
 
@@ -191,6 +193,43 @@ TEST(QuantDotLowBit, TQ2_0EveryCode) {
         for (std::size_t m = 0; m < 64; ++m) w[i].qs[m] = static_cast<std::uint8_t>(0x55 * i + m);
     }
     expect_exact_for_extreme_activations<BlockTQ2_0, BlockQ8_K>(w, "tq2_0");
+}
+
+TEST(QuantDotLowBit, MXFP4EveryCodeUnitScale) {
+    std::vector<BlockMXFP4> w(16);
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        w[i].e = 128;  // 2^(128 - 128) = 1
+        for (std::size_t j = 0; j < 16; ++j) w[i].qs[j] = static_cast<std::uint8_t>((i + j) % 16 | (((i * 3 + j) % 16) << 4));
+    }
+    expect_exact_for_extreme_activations<BlockMXFP4, BlockQ8_0>(w, "mxfp4");
+}
+
+// Random codes and exponents, activations from the Q8_0 encoder: scalar against double
+// precision, simd against scalar, both within the contract's bound 2 γ_D M.
+TEST(QuantDotLowBit, MXFP4RandomRows) {
+    std::mt19937 rng(99);
+    std::uniform_int_distribution<int> byte(0, 255), exponent(110, 140);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (const std::size_t blocks : {1u, 7u, 128u, 344u}) {
+        std::vector<BlockMXFP4> w(blocks);
+        for (auto& b : w) {
+            b.e = static_cast<std::uint8_t>(exponent(rng));
+            for (auto& q : b.qs) q = static_cast<std::uint8_t>(byte(rng));
+        }
+        std::vector<float> x(blocks * 32);
+        for (auto& v : x) v = normal(rng);
+        std::vector<BlockQ8_0> a(blocks);
+        scalar::quantize(x, std::span<BlockQ8_0>(a));
+        const auto [exact, magnitude] = exact_dot(w, a);
+        const double u = std::ldexp(1.0, -24), d = 2.0 * static_cast<double>(blocks) + 8.0;
+        const double bound = d * u / (1.0 - d * u) * magnitude;
+        const float got = scalar::dot(std::span<const BlockMXFP4>(w), std::span<const BlockQ8_0>(a));
+        EXPECT_NEAR(got, exact, bound) << blocks << " blocks";
+#if defined(FORGE_BACKEND_SIMD)
+        const float fast = simd::dot(std::span<const BlockMXFP4>(w), std::span<const BlockQ8_0>(a));
+        EXPECT_NEAR(fast, got, 2.0 * bound) << blocks << " blocks (simd)";
+#endif
+    }
 }
 
 }  // namespace
