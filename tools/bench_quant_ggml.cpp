@@ -134,6 +134,7 @@ struct Format {
 constexpr Format kFormats[] = {
     {"q4_0", 2},  {"q4_1", 3},  {"q5_0", 6},  {"q5_1", 7},    {"q8_0", 8},    {"q2_K", 10},   {"q3_K", 11},
     {"q4_K", 12}, {"q5_K", 13}, {"q6_K", 14}, {"iq4_nl", 20}, {"iq4_xs", 23}, {"tq1_0", 34}, {"tq2_0", 35},
+    {"mxfp4", 39},
 };
 
 struct Options {
