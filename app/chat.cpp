@@ -1,5 +1,5 @@
 // `forge chat MODEL.gguf [-p PROMPT] [-n N] [--raw] [--system S] [--no-think] [--temp T]
-// [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--ctx N]`
+// [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--ctx N] [--kv-type f16|f32]`
 //
 // With -p: one answer, streamed to stdout. Without: a REPL with multi-turn history (/reset,
 // /exit, Ctrl-D). Each turn renders the whole conversation with the model's chat template
@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -40,6 +41,7 @@ struct ChatCliOptions {
     llm::SamplerOptions sampling;
     std::optional<std::uint64_t> seed;
     std::int64_t ctx = 4096;
+    std::string kv_type = "f16";
 };
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -55,11 +57,12 @@ public:
     Chat(const llm::Model& model, const ChatCliOptions& o)
         : o_(o),
           tokenizer_(llm::Tokenizer::from_gguf(model.file())),
-          session_(model, llm::SessionOptions{o.ctx, 512, llm::KvType::F16}),
+          session_(model, llm::SessionOptions{o.ctx, 512, llm::kv_type_from_name(o.kv_type)}),
           sampler_(o.sampling, model.hparams().n_vocab) {
         if (const gguf::Value* t = model.file().find("tokenizer.chat_template"); t != nullptr && t->string() != nullptr) {
             template_ = *t->string();
         }
+        cached_.reserve(static_cast<std::size_t>(session_.n_ctx()));  // decoding appends without reallocating
         reset();
     }
 
@@ -114,6 +117,7 @@ private:
     std::string stream_answer(std::span<const float> logits) {
         llm::TokenStreamDecoder decoder(tokenizer_);
         std::vector<std::int32_t> answer;
+        answer.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(o_.n_predict, 0, session_.n_ctx())));
         const auto start = Clock::now();
         for (std::int64_t i = 0; i < o_.n_predict; ++i) {
             const std::int32_t id = sampler_.sample(logits);
@@ -198,6 +202,7 @@ void add_chat_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--repeat-penalty", o->sampling.repeat_penalty, "Repetition penalty, 1 off (default 1)");
     cmd->add_option("--seed", o->seed, "Random seed (default: random)");
     cmd->add_option("--ctx", o->ctx, "Context size in tokens (default 4096)");
+    cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default) or f32");
     commands.add(cmd, [o] { return run_chat(*o); });
 }
 

@@ -46,10 +46,9 @@ int run_logits(const LogitsOptions& o) {
     static_assert(std::endian::native == std::endian::little, "logits files are little-endian float32");
     const std::vector<std::int32_t> tokens = parse_tokens(o.tokens);
     const llm::Model model = llm::Model::load(o.model);
-    check(o.kv_type == "f16" || o.kv_type == "f32", "--kv-type must be f16 or f32, not '{}'", o.kv_type);
     llm::SessionOptions options;
     options.n_ctx = o.ctx > 0 ? o.ctx : static_cast<std::int64_t>(tokens.size());
-    options.kv_type = o.kv_type == "f16" ? llm::KvType::F16 : llm::KvType::F32;
+    options.kv_type = llm::kv_type_from_name(o.kv_type);
     llm::Session session(model, options);
     std::vector<float> logits(tokens.size() * static_cast<std::size_t>(model.hparams().n_vocab));
     session.eval(tokens, logits);

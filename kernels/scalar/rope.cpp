@@ -5,14 +5,37 @@
 
 namespace forge::kernels::scalar {
 
-void rope_angles(double position, float theta_base, float freq_scale, std::span<float> cos,
-                 std::span<float> sin) noexcept {
+namespace {
+
+// YaRN's share of the extrapolated angle for pair i: 1 below corr_low, 0 past corr_high.
+double extrapolation_mix(const RopeFrequencies& f, std::size_t pair) {
+    if (f.ext_factor == 0.0f) return 0.0;
+    const double width = std::max(0.001, static_cast<double>(f.corr_high) - f.corr_low);
+    const double ramp = std::clamp((static_cast<double>(pair) - f.corr_low) / width, 0.0, 1.0);
+    return f.ext_factor * (1.0 - ramp);
+}
+
+}  // namespace
+
+void rope_angles(double position, const RopeFrequencies& f, std::span<float> cos, std::span<float> sin) noexcept {
     const double n_rot = 2.0 * static_cast<double>(cos.size());
     for (std::size_t i = 0; i < cos.size(); ++i) {
-        const double theta = position * freq_scale * std::pow(static_cast<double>(theta_base), -2.0 * i / n_rot);
-        cos[i] = static_cast<float>(std::cos(theta));
-        sin[i] = static_cast<float>(std::sin(theta));
+        const double divisor = f.freq_divisors.empty() ? 1.0 : f.freq_divisors[i];
+        const double extrapolated = position * std::pow(static_cast<double>(f.theta_base), -2.0 * i / n_rot) / divisor;
+        const double interpolated = f.freq_scale * extrapolated;
+        const double mix = extrapolation_mix(f, i);
+        const double theta = interpolated * (1.0 - mix) + extrapolated * mix;
+        cos[i] = static_cast<float>(std::cos(theta) * f.mscale);
+        sin[i] = static_cast<float>(std::sin(theta) * f.mscale);
     }
+}
+
+void rope_angles(double position, float theta_base, float freq_scale, std::span<float> cos,
+                 std::span<float> sin) noexcept {
+    RopeFrequencies f;
+    f.theta_base = theta_base;
+    f.freq_scale = freq_scale;
+    rope_angles(position, f, cos, sin);
 }
 
 void rope(std::span<const float> x, std::int64_t head_dim, RopeMode mode, RopeRotation rotation,

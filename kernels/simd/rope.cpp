@@ -83,10 +83,15 @@ void rotate_normal(std::span<const float> x, std::size_t dim, RopeRotation rotat
 
 }  // namespace
 
+// The angles are computed once per position in double precision and shared by all heads:
+// nothing to gain from vectorizing them, and one definition keeps both backends identical.
+void rope_angles(double position, const RopeFrequencies& frequencies, std::span<float> cos,
+                 std::span<float> sin) noexcept {
+    scalar::rope_angles(position, frequencies, cos, sin);
+}
+
 void rope_angles(double position, float theta_base, float freq_scale, std::span<float> cos,
                  std::span<float> sin) noexcept {
-    // Computed once per position in double precision and shared by all heads: nothing to
-    // gain from vectorizing it, and one definition keeps both backends' angles identical.
     scalar::rope_angles(position, theta_base, freq_scale, cos, sin);
 }
 

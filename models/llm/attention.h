@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace forge::llm {
 
@@ -17,9 +18,26 @@ struct AttentionShape {
     std::int64_t head_dim;
 };
 
+// Room for one query's scores over the whole context in each of `slots` parallel lanes of
+// work, made once per session so that attention never allocates.
+class AttentionScratch {
+public:
+    AttentionScratch(std::int64_t n_ctx, int slots)
+        : n_ctx_(static_cast<std::size_t>(n_ctx)), slots_(slots), scores_(n_ctx_ * static_cast<std::size_t>(slots)) {}
+    int slots() const { return slots_; }
+    std::span<float> scores(int slot, std::int64_t n) {
+        return std::span(scores_).subspan(static_cast<std::size_t>(slot) * n_ctx_, static_cast<std::size_t>(n));
+    }
+
+private:
+    std::size_t n_ctx_;
+    int slots_;
+    std::vector<float> scores_;
+};
+
 // q and out are [n_tokens, n_head * head_dim]; the cache already holds the new keys/values.
 // Query i sees every cached position <= pos0 + i, weighted by softmax(q·k / sqrt(head_dim)).
 void attention(const KvCache& cache, std::int64_t layer, const AttentionShape& shape, std::span<const float> q,
-               std::span<float> out);
+               std::span<float> out, AttentionScratch& scratch);
 
 }  // namespace forge::llm

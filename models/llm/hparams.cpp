@@ -2,7 +2,9 @@
 
 #include "core/error.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <optional>
 
 namespace forge::llm {
@@ -52,24 +54,70 @@ private:
     std::string prefix_;
 };
 
+// YaRN's ramp, in pairs (llama.cpp's ggml_rope_yarn_corr_dims, in float as there): pairs that
+// turn more than beta_fast times over the original context keep their angle, pairs that turn
+// fewer than beta_slow times are interpolated.
+void set_yarn_ramp(RopeParams& rope, float n_ctx_orig, float beta_fast, float beta_slow) {
+    const auto n_dims = static_cast<float>(rope.n_rot);
+    const auto corr_dim = [&](float turns) {
+        return n_dims * std::log(n_ctx_orig / (turns * 2.0f * std::numbers::pi_v<float>)) / (2.0f * std::log(rope.theta_base));
+    };
+    rope.corr_low = std::max(0.0f, std::floor(corr_dim(beta_fast)));
+    rope.corr_high = std::min(n_dims - 1.0f, std::ceil(corr_dim(beta_slow)));
+}
+
+// YaRN's attention temperature 0.1 * mscale * ln(factor) + 1 (transformers' get_mscale).
+float yarn_get_mscale(float factor, float mscale) {
+    return factor <= 1.0f ? 1.0f : 0.1f * mscale * std::log(factor) + 1.0f;
+}
+
+// The magnitude of cos/sin under YaRN, as llama.cpp composes it: the context's
+// yarn_attn_factor (cancelling the kernel's own 1 + 0.1 ln(factor) unless yarn_log_multiplier
+// asks for another temperature), times rope.scaling.attn_factor, times that kernel factor.
+float yarn_mscale(const MetadataReader& meta, const RopeParams& rope) {
+    float attn_factor = static_cast<float>(meta.optional_float("rope.scaling.yarn_attn_factor").value_or(1.0));
+    if (rope.ext_factor != 0.0f) {
+        const float factor = 1.0f / rope.freq_scale;
+        const auto log_mul = static_cast<float>(meta.optional_float("rope.scaling.yarn_log_multiplier").value_or(0.0));
+        attn_factor = log_mul != 0.0f ? yarn_get_mscale(factor, 1.0f) / yarn_get_mscale(factor, log_mul)
+                                      : yarn_get_mscale(factor, 1.0f);
+        attn_factor /= 1.0f + 0.1f * std::log(factor);
+    }
+    attn_factor *= static_cast<float>(meta.optional_float("rope.scaling.attn_factor").value_or(1.0));
+    return rope.ext_factor != 0.0f ? attn_factor * (1.0f + 0.1f * std::log(1.0f / rope.freq_scale)) : attn_factor;
+}
+
 RopeParams read_rope(const MetadataReader& meta, const Hparams& h, const std::string& source) {
     RopeParams rope;
     rope.n_rot = meta.optional_int("rope.dimension_count").value_or(h.head_dim);
     rope.theta_base = static_cast<float>(meta.optional_float("rope.freq_base").value_or(10000.0));
     // llama keeps HF's interleaved pairs (the converter permutes q/k); the Qwens rotate halves.
     rope.mode = h.arch == Arch::Llama ? kernels::RopeMode::Normal : kernels::RopeMode::Neox;
-    const std::string scaling = meta.optional_string("rope.scaling.type").value_or("none");
-    const double factor = meta.optional_float("rope.scaling.factor").value_or(1.0);
-    if (scaling == "linear") {
-        if (!(factor > 0.0)) throw FormatError(fmt::format("{}: rope.scaling.factor {} must be positive", source, factor));
-        rope.freq_scale = static_cast<float>(1.0 / factor);
-    } else if (scaling != "none" && !(scaling.empty())) {
-        throw FormatError(fmt::format("{}: RoPE scaling '{}' is not supported (forge does none and linear)", source, scaling));
-    }
     if (rope.n_rot <= 0 || rope.n_rot > h.head_dim || rope.n_rot % 2 != 0) {
         throw FormatError(fmt::format("{}: rope.dimension_count {} must be even and at most the head size {}", source,
                                       rope.n_rot, h.head_dim));
     }
+    // As llama.cpp: a factor without a type is linear scaling; the old key name still counts.
+    const std::string scaling = meta.optional_string("rope.scaling.type").value_or("linear");
+    if (scaling != "none" && scaling != "linear" && scaling != "yarn") {
+        throw FormatError(fmt::format("{}: {}.rope.scaling.type '{}' is not supported (forge does none, linear, yarn)",
+                                      source, h.arch_name, scaling));
+    }
+    const double factor =
+        meta.optional_float("rope.scaling.factor").value_or(meta.optional_float("rope.scale_linear").value_or(0.0));
+    if (factor < 0.0) throw FormatError(fmt::format("{}: rope.scaling.factor {} must not be negative", source, factor));
+    rope.freq_scale = scaling == "none" || factor == 0.0 ? 1.0f : static_cast<float>(1.0 / factor);
+
+    const double ext_factor = meta.optional_float("rope.scaling.yarn_ext_factor").value_or(-1.0);
+    rope.ext_factor = ext_factor >= 0.0 ? static_cast<float>(ext_factor) : (scaling == "yarn" ? 1.0f : 0.0f);
+    const std::int64_t n_ctx_orig = meta.optional_int("rope.scaling.original_context_length").value_or(h.n_ctx_train);
+    if (rope.ext_factor != 0.0f && n_ctx_orig <= 0) {
+        throw FormatError(fmt::format("{}: YaRN needs rope.scaling.original_context_length or context_length", source));
+    }
+    set_yarn_ramp(rope, static_cast<float>(n_ctx_orig),
+                  static_cast<float>(meta.optional_float("rope.scaling.yarn_beta_fast").value_or(32.0)),
+                  static_cast<float>(meta.optional_float("rope.scaling.yarn_beta_slow").value_or(1.0)));
+    rope.mscale = yarn_mscale(meta, rope);
     return rope;
 }
 

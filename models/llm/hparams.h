@@ -9,17 +9,38 @@
 #include "kernels/rope.h"
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace forge::llm {
 
 enum class Arch { Llama, Qwen2, Qwen3 };
 
+// RoPE as llama.cpp sets it up from {arch}.rope.* metadata. The per-pair frequency divisors
+// of Llama 3.1-style scaling are a tensor (rope_freqs.weight, see weights.h), not metadata.
 struct RopeParams {
     std::int64_t n_rot = 0;       // rotated dims per head ({arch}.rope.dimension_count)
     float theta_base = 10000.0f;  // {arch}.rope.freq_base
-    float freq_scale = 1.0f;      // 1 / {arch}.rope.scaling.factor for linear scaling
+    float freq_scale = 1.0f;      // 1 / {arch}.rope.scaling.factor (linear and yarn scaling)
     kernels::RopeMode mode = kernels::RopeMode::Normal;
+    // YaRN (rope.scaling.type = yarn): the ramp between extrapolated and interpolated pairs
+    // and the magnitude of cos/sin; see kernels::RopeFrequencies. ext_factor 0: plain RoPE.
+    float ext_factor = 0.0f;
+    float corr_low = 0.0f, corr_high = 0.0f;
+    float mscale = 1.0f;
+
+    // The angle recipe for the kernels, with the model's divisors (empty when it has none).
+    kernels::RopeFrequencies frequencies(std::span<const float> freq_divisors) const {
+        kernels::RopeFrequencies f;
+        f.theta_base = theta_base;
+        f.freq_scale = freq_scale;
+        f.freq_divisors = freq_divisors;
+        f.ext_factor = ext_factor;
+        f.corr_low = corr_low;
+        f.corr_high = corr_high;
+        f.mscale = mscale;
+        return f;
+    }
 };
 
 struct Hparams {

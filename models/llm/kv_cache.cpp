@@ -4,7 +4,15 @@
 #include "kernels/backend.h"
 #include "kernels/convert.h"
 
+#include <algorithm>
+
 namespace forge::llm {
+
+KvType kv_type_from_name(const std::string& name) {
+    if (name == "f16") return KvType::F16;
+    if (name == "f32") return KvType::F32;
+    throw Error(fmt::format("--kv-type must be f16 or f32, not '{}'", name));
+}
 
 KvCache::KvCache(std::int64_t n_layer, std::int64_t n_ctx, std::int64_t n_head_kv, std::int64_t head_dim, KvType type)
     : type_(type), n_ctx_(n_ctx), head_dim_(head_dim), kv_width_(n_head_kv * head_dim) {
@@ -33,15 +41,6 @@ void KvCache::store(std::int64_t layer, std::int64_t pos, std::int64_t rows, std
             kernels::active::f32_to_f16(src, std::span(f16_).subspan(offset(layer, which, pos), count));
         }
     }
-}
-
-const float* KvCache::head_row(std::int64_t layer, int which, std::int64_t pos, std::int64_t head,
-                              std::span<float> out) const {
-    const std::size_t at = offset(layer, which, pos) + static_cast<std::size_t>(head * head_dim_);
-    if (type_ == KvType::F32) return f32_.data() + at;
-    kernels::active::f16_to_f32(std::span(f16_).subspan(at, static_cast<std::size_t>(head_dim_)),
-                                out.first(static_cast<std::size_t>(head_dim_)));
-    return out.data();
 }
 
 }  // namespace forge::llm

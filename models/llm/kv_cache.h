@@ -8,11 +8,15 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace forge::llm {
 
 enum class KvType { F16, F32 };
+
+// "f16" or "f32" (the --kv-type option); anything else is an error naming the option.
+KvType kv_type_from_name(const std::string& name);
 
 class KvCache {
 public:
@@ -27,18 +31,22 @@ public:
     void store(std::int64_t layer, std::int64_t pos, std::int64_t rows, std::span<const float> keys,
                std::span<const float> values);
 
-    // One head's key or value at `pos` as head_dim floats: the cache itself when it holds
-    // f32, else converted into `out`.
-    const float* key(std::int64_t layer, std::int64_t pos, std::int64_t head, std::span<float> out) const {
-        return head_row(layer, 0, pos, head, out);
+    // One kv head of the keys or values of every position: head_dim values per position,
+    // kv_width() apart (the layout kernels/kv_attention.h reads). Only the span of the
+    // cache's own type is non-empty.
+    enum class Part { Keys = 0, Values = 1 };
+    std::span<const float> head_rows_f32(std::int64_t layer, Part part, std::int64_t head) const {
+        return f32_.empty() ? std::span<const float>() : std::span(f32_).subspan(head_offset(layer, part, head));
     }
-    const float* value(std::int64_t layer, std::int64_t pos, std::int64_t head, std::span<float> out) const {
-        return head_row(layer, 1, pos, head, out);
+    std::span<const std::uint16_t> head_rows_f16(std::int64_t layer, Part part, std::int64_t head) const {
+        return f16_.empty() ? std::span<const std::uint16_t>() : std::span(f16_).subspan(head_offset(layer, part, head));
     }
 
 private:
     std::size_t offset(std::int64_t layer, int which, std::int64_t pos) const;
-    const float* head_row(std::int64_t layer, int which, std::int64_t pos, std::int64_t head, std::span<float> out) const;
+    std::size_t head_offset(std::int64_t layer, Part part, std::int64_t head) const {
+        return offset(layer, static_cast<int>(part), 0) + static_cast<std::size_t>(head * head_dim_);
+    }
 
     KvType type_;
     std::int64_t n_ctx_, head_dim_, kv_width_;

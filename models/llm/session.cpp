@@ -46,7 +46,8 @@ Session::Session(const Model& model, const SessionOptions& options)
       h_(model.hparams()),
       n_batch_(std::max<std::int64_t>(1, std::min(options.n_batch, options.n_ctx))),
       cache_(h_.n_layer, options.n_ctx, h_.n_head_kv, h_.head_dim, options.kv_type),
-      act_scratch_(n_batch_, std::max({h_.n_embd, h_.q_width(), h_.n_ff})) {
+      act_scratch_(n_batch_, std::max({h_.n_embd, h_.q_width(), h_.n_ff})),
+      attention_scratch_(options.n_ctx, ThreadPool::global().size()) {
     const auto batch = [&](std::int64_t width) { return std::vector<float>(sz(n_batch_ * width)); };
     x_ = batch(h_.n_embd);
     xn_ = batch(h_.n_embd);
@@ -126,7 +127,7 @@ void Session::attention_block(std::int64_t layer, std::int64_t n) {
     rotate(q_, n, h_.n_head);
     rotate(k_, n, h_.n_head_kv);
     cache_.store(layer, n_past_, n, k_, v_);
-    attention(cache_, layer, {n, n_past_, h_.n_head, h_.n_head_kv, h_.head_dim}, q_, attn_);
+    attention(cache_, layer, {n, n_past_, h_.n_head, h_.n_head_kv, h_.head_dim}, q_, attn_, attention_scratch_);
     linear(w.wo, attn_, n, proj_, act_scratch_);
     add_into(std::span(x_).first(sz(n * h_.n_embd)), std::span(proj_).first(sz(n * h_.n_embd)));
 }
@@ -159,10 +160,11 @@ void Session::output_head(std::int64_t first_row, std::int64_t rows, std::span<f
 void Session::rotate(std::span<float> rows, std::int64_t n, std::int64_t n_heads) {
     const std::int64_t half = h_.rope.n_rot / 2;
     const std::int64_t width = n_heads * h_.head_dim;
+    const kernels::RopeFrequencies frequencies = h_.rope.frequencies(model_.weights().rope_freq_divisors());
     ThreadPool::global().parallel_for(n, 16, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) {
             const auto cos = row(rope_cos_, i, half), sin = row(rope_sin_, i, half);
-            kernels::active::rope_angles(static_cast<double>(n_past_ + i), h_.rope.theta_base, h_.rope.freq_scale, cos, sin);
+            kernels::active::rope_angles(static_cast<double>(n_past_ + i), frequencies, cos, sin);
             const auto heads = rows.subspan(sz(i * width), sz(width));
             kernels::active::rope(heads, h_.head_dim, h_.rope.mode, {cos, sin}, heads);
         }

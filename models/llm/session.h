@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/error.h"
+#include "models/llm/attention.h"
 #include "models/llm/kv_cache.h"
 #include "models/llm/linear.h"
 #include "models/llm/model.h"
@@ -57,6 +58,7 @@ private:
     std::int64_t n_past_ = 0;
     KvCache cache_;
     ActivationScratch act_scratch_;
+    AttentionScratch attention_scratch_;
     // Activations, [n_batch, width] each.
     std::vector<float> x_;       // the residual stream
     std::vector<float> xn_;      // x normalized

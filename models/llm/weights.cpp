@@ -83,6 +83,8 @@ ModelWeights load_weights(const gguf::GgufFile& file, const Hparams& h) {
     // Without output.weight the head reuses the embedding table (tied embeddings).
     w.tied_output = !load.has("output.weight");
     w.output = load.linear(w.tied_output ? "token_embd" : "output", h.n_vocab, h.n_embd, false);
+    // Llama 3.1-style RoPE scaling: pair i's frequency divided by rope_freqs[i].
+    if (load.has("rope_freqs.weight")) w.rope_freqs = load.vector("rope_freqs.weight", h.rope.n_rot / 2);
     return w;
 }
 

@@ -10,6 +10,7 @@
 #include "core/tensor.h"
 #include "models/llm/hparams.h"
 
+#include <span>
 #include <vector>
 
 namespace forge::llm {
@@ -36,6 +37,11 @@ struct ModelWeights {
     Tensor output_norm;
     Linear output;      // token_embd itself when the file ties the embeddings
     bool tied_output = false;
+    Tensor rope_freqs;  // [n_rot / 2] f32 RoPE frequency divisors (Llama 3.1+); undefined if absent
+
+    std::span<const float> rope_freq_divisors() const {
+        return rope_freqs.defined() ? rope_freqs.span<float>() : std::span<const float>();
+    }
 };
 
 // Every tensor is validated (present, shape, dtype) before the first is used; errors name

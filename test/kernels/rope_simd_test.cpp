@@ -41,6 +41,17 @@ TEST(RopeSimd, AnglesAreTheScalarAngles) {
     simd::rope_angles(123.0, 10000, 0.5f, c2, s2);
     EXPECT_EQ(c1, c2);
     EXPECT_EQ(s1, s2);
+    const std::vector<float> divisors(64, 3.0f);
+    RopeFrequencies f;
+    f.freq_divisors = divisors;
+    f.ext_factor = 1.0f;
+    f.corr_low = 4.0f;
+    f.corr_high = 20.0f;
+    f.mscale = 1.2f;
+    scalar::rope_angles(1234.0, f, c1, s1);
+    simd::rope_angles(1234.0, f, c2, s2);
+    EXPECT_EQ(c1, c2);
+    EXPECT_EQ(s1, s2);
 }
 
 }  // namespace

@@ -72,5 +72,48 @@ TEST(RopeScalar, PositionZeroAndTailAreIdentity) {
     }
 }
 
+TEST(RopeScalar, FrequencyDivisorsDivideEachPairsAngle) {
+    // Llama 3.1's rope_freqs: pair i turns d_i times slower.
+    const std::vector<float> divisors = {1.0f, 2.0f, 8.0f};
+    RopeFrequencies f;
+    f.theta_base = 100.0f;
+    f.freq_divisors = divisors;
+    std::vector<float> cos(3), sin(3);
+    scalar::rope_angles(7.0, f, cos, sin);
+    for (std::size_t i = 0; i < 3; ++i) {
+        const double theta = 7.0 * std::pow(100.0, -2.0 * static_cast<double>(i) / 6.0) / divisors[i];
+        EXPECT_NEAR(cos[i], std::cos(theta), 1e-7) << i;
+        EXPECT_NEAR(sin[i], std::sin(theta), 1e-7) << i;
+    }
+}
+
+TEST(RopeScalar, YarnRampsFromExtrapolationToInterpolationAndScalesTheMagnitude) {
+    // Six pairs, ramp from pair 1 to pair 3: pairs 0 and 1 keep the trained angle, pair 2 is
+    // half way, pairs 3.. are interpolated by freq_scale.
+    RopeFrequencies f;
+    f.theta_base = 10.0f;
+    f.freq_scale = 0.25f;
+    f.ext_factor = 1.0f;
+    f.corr_low = 1.0f;
+    f.corr_high = 3.0f;
+    f.mscale = 1.5f;
+    std::vector<float> cos(6), sin(6);
+    const double pos = 3.0;
+    scalar::rope_angles(pos, f, cos, sin);
+    const double mix[] = {1.0, 1.0, 0.5, 0.0, 0.0, 0.0};
+    for (std::size_t i = 0; i < 6; ++i) {
+        const double extrapolated = pos * std::pow(10.0, -2.0 * static_cast<double>(i) / 12.0);
+        const double theta = extrapolated * (0.25 * (1.0 - mix[i]) + mix[i]);
+        EXPECT_NEAR(cos[i], 1.5 * std::cos(theta), 2e-7) << i;
+        EXPECT_NEAR(sin[i], 1.5 * std::sin(theta), 2e-7) << i;
+    }
+    // ext_factor 0 is plain linear interpolation with the magnitude scale.
+    f.ext_factor = 0.0f;
+    std::vector<float> plain_cos(6), plain_sin(6);
+    scalar::rope_angles(pos, 10.0f, 0.25f, plain_cos, plain_sin);
+    scalar::rope_angles(pos, f, cos, sin);
+    for (std::size_t i = 0; i < 6; ++i) EXPECT_NEAR(cos[i], 1.5f * plain_cos[i], 2e-7) << i;
+}
+
 }  // namespace
 }  // namespace forge::kernels

@@ -25,7 +25,7 @@ SMALL = ["--n-layer", "2", "--n-embd", "64", "--n-head", "4", "--n-head-kv", "2"
 # K-quants need rows of whole 256-value super-blocks.
 WIDE = ["--n-layer", "1", "--n-embd", "256", "--n-head", "4", "--n-head-kv", "2", "--n-ff", "256"]
 
-# name: (arch, shape, seed, make_gguf dtype, extra args, forge quantize type or None)
+# name: (arch, shape, seed, make_gguf dtype, extra args, forge quantize type or None[, rope_scaling.py args])
 MODELS = {
     "llama-f32": ("llama", SMALL, 1, "f32", [], None),
     "qwen2-f32": ("qwen2", SMALL, 3, "f32", [], None),
@@ -37,6 +37,9 @@ MODELS = {
     "qwen2-q4_0": ("qwen2", SMALL, 3, "f32", [], "Q4_0"),
     "llama-q4_k": ("llama", WIDE, 4, "f32", [], "Q4_K_M"),
     "qwen3-q6_k": ("qwen3", WIDE, 5, "f32", [], "Q6_K"),
+    # Llama 3.1-style per-pair frequency divisors (rope_freqs.weight) and YaRN metadata.
+    "llama-rope-freqs": ("llama", SMALL, 6, "f32", [], None, ["--llama3-freqs", "8,1,4,1024"]),
+    "qwen3-yarn": ("qwen3", SMALL, 7, "f32", ["--tie-embeddings"], None, ["--yarn", "4,256", "--attn-factor", "1.1"]),
 }
 
 
@@ -45,7 +48,7 @@ def run(cmd):
 
 
 def make_model(name, spec, kit, forge, out, tmp):
-    arch, shape, seed, dtype, extra, qtype = spec
+    arch, shape, seed, dtype, extra, qtype = spec[:6]
     base_arch = "llama" if arch == "qwen2" else arch
     src = os.path.join(tmp, name + ".src.gguf")
     run([PY, os.path.join(kit, "make_gguf.py"), "-q", "-o", src, "--arch", base_arch, "--tokenizer", "tiny",
@@ -54,6 +57,10 @@ def make_model(name, spec, kit, forge, out, tmp):
         converted = os.path.join(tmp, name + ".qwen2.gguf")
         run([PY, os.path.join(HERE, "to_qwen2.py"), kit, src, converted, "--seed", str(seed)])
         src = converted
+    if len(spec) > 6:
+        scaled = os.path.join(tmp, name + ".scaled.gguf")
+        run([PY, os.path.join(HERE, "rope_scaling.py"), kit, src, scaled, *spec[6]])
+        src = scaled
     dst = os.path.join(out, name + ".gguf")
     if qtype:
         run([forge, "--quiet", "quantize", "--pure", src, dst, qtype])

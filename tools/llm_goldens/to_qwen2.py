@@ -7,10 +7,11 @@ renames the "llama.*" metadata to "qwen2.*" and adds random f32 biases; every ot
 copied byte for byte. Usage: to_qwen2.py KIT_DIR IN.gguf OUT.gguf [--seed S] [--bias-std X]
 """
 import argparse
-import sys
 import zlib
 
 import numpy as np
+
+from gguf_copy import copy_metadata, load_kit
 
 
 def main():
@@ -21,30 +22,17 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--bias-std", type=float, default=0.2)
     a = ap.parse_args()
-    sys.path.insert(0, a.kit)
-    import gguf_io as G
+    G = load_kit(a.kit)
 
     r = G.GGUFReader(a.src)
     w = G.GGUFWriter(a.dst)
-    # The reader keeps values, not their tags: restore the tags make_gguf.py writes.
-    for key, value in r.kv.items():
+
+    def rename(key, value):
         if key == "general.architecture":
             value = "qwen2"
-        key = "qwen2." + key[len("llama."):] if key.startswith("llama.") else key
-        if isinstance(value, str):
-            w.add_string(key, value)
-        elif isinstance(value, bool):
-            w.add_bool(key, value)
-        elif isinstance(value, int):
-            w.add_u32(key, value)
-        elif isinstance(value, float):
-            w.add_f32(key, value)
-        elif isinstance(value, list):
-            w.add_array(key, G.T_STRING, value)
-        elif isinstance(value, np.ndarray):
-            w.add_array(key, G.T_INT32, value.astype(np.int32).tolist())
-        else:
-            sys.exit(f"unexpected metadata {key}: {type(value)}")
+        return ("qwen2." + key[len("llama."):] if key.startswith("llama.") else key), value
+
+    copy_metadata(G, r, w, rename)
 
     def copy(name):
         return lambda: r.raw(name)

@@ -31,10 +31,11 @@ std::string error_of(F&& f) {
     return "";
 }
 
-// A copy of the llama golden with `edit` applied, as bytes the test keeps alive.
+// A copy of a golden (the llama one by default) with `edit` applied, as bytes the test keeps
+// alive.
 template <typename Edit>
-std::vector<std::byte> edited_model(Edit&& edit) {
-    const gguf::GgufFile source = gguf::GgufFile::open(kModel);
+std::vector<std::byte> edited_model(Edit&& edit, const std::string& model = kModel) {
+    const gguf::GgufFile source = gguf::GgufFile::open(model);
     gguf::GgufWriter writer;
     for (const auto& kv : source.metadata()) writer.set(kv.key, kv.value);
     for (const auto& info : source.tensors()) {
@@ -68,6 +69,27 @@ TEST(LlmBadInput, UnsupportedArchitecture) {
         return true;
     });
     EXPECT_THAT(load_error(bytes), HasSubstr("unsupported architecture 'mamba'"));
+}
+
+TEST(LlmBadInput, UnsupportedRopeScaling) {
+    const auto bytes = edited_model([](gguf::GgufWriter& w, gguf::TensorInfo&) {
+        w.set("llama.rope.scaling.type", std::string("longrope"));
+        return true;
+    });
+    EXPECT_THAT(load_error(bytes), HasSubstr("llama.rope.scaling.type 'longrope' is not supported"));
+}
+
+TEST(LlmBadInput, MisShapedRopeFreqs) {
+    const auto bytes = edited_model(
+        [](gguf::GgufWriter&, gguf::TensorInfo& t) {
+            if (t.name == "rope_freqs.weight") {  // one divisor short
+                t.dims[0] -= 1;
+                t.nbytes -= sizeof(float);
+            }
+            return true;
+        },
+        test::golden_path("llama-rope-freqs.gguf"));
+    EXPECT_THAT(load_error(bytes), HasSubstr("tensor rope_freqs.weight has shape [7], expected [8]"));
 }
 
 TEST(LlmBadInput, MissingTensor) {

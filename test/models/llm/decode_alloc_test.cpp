@@ -1,7 +1,8 @@
-// Decoding allocates nothing per token: after a warm-up, every further token runs in the
-// buffers the Session made up front. This executable replaces the global operator new to count.
-#include "core/thread_pool.h"
+// Decoding allocates nothing per token: after a warm-up, every further token (sampling it and
+// running the model on it) works in the buffers the Session and the Sampler made up front.
+// This executable replaces the global operator new to count.
 #include "models/llm/model.h"
+#include "models/llm/sampler.h"
 #include "models/llm/session.h"
 #include "test/models/llm/golden.h"
 
@@ -34,16 +35,23 @@ TEST(LlmDecode, AllocatesNothingPerToken) {
             options.n_ctx = 64;
             options.kv_type = kv;
             Session session(model, options);
+            SamplerOptions sampling;  // the full chain: penalties, top-k, top-p, min-p, draw
+            sampling.repeat_penalty = 1.1f;
+            sampling.seed = 7;
+            Sampler sampler(sampling, model.hparams().n_vocab);
             const std::vector<std::int32_t> prompt = {1, 2, 3, 4, 5};
-            session.eval(prompt);
-            std::int32_t token = 7;
-            for (int i = 0; i < 4; ++i) session.eval(std::span(&token, 1));  // warm-up: per-thread scratch grows
+            std::span<const float> logits = session.eval(prompt);
+            const auto decode = [&](int tokens) {
+                for (int i = 0; i < tokens; ++i) {
+                    const std::int32_t token = sampler.sample(logits);
+                    sampler.accept(token);
+                    logits = session.eval(std::span(&token, 1));
+                }
+            };
+            decode(2);  // warm-up
             const long before = g_allocations.load();
-            for (int i = 0; i < 32; ++i) session.eval(std::span(&token, 1));
-            // A worker that sat out the warm-up (the machine is busy) sizes its per-thread
-            // scratch on its first task: at most a few one-off allocations per thread, never
-            // one per token.
-            EXPECT_LE(g_allocations.load() - before, 3 * ThreadPool::global().size()) << name;
+            decode(32);
+            EXPECT_EQ(g_allocations.load() - before, 0) << name;
         }
     }
 }

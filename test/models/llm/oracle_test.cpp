@@ -88,7 +88,10 @@ TEST_P(F32Parity, SmallBatchesGiveTheSameLogits) {
     for (std::size_t i = 0; i < whole.size(); ++i) ASSERT_NEAR(whole[i], chunked[i], 1e-4f) << i;
 }
 
-INSTANTIATE_TEST_SUITE_P(Goldens, F32Parity, ::testing::Values("llama-f32", "qwen2-f32", "qwen3-f32"));
+// llama-rope-freqs carries Llama 3.1-style rope_freqs.weight divisors; qwen3-yarn YaRN
+// scaling (factor 4, original context 256, attn_factor 1.1).
+INSTANTIATE_TEST_SUITE_P(Goldens, F32Parity,
+                         ::testing::Values("llama-f32", "qwen2-f32", "qwen3-f32", "llama-rope-freqs", "qwen3-yarn"));
 
 class QuantizedParity : public ::testing::TestWithParam<const char*> {};
 

@@ -1,0 +1,167 @@
+// The forge binary itself, as a user drives it: the interactive `forge chat` REPL with stdin
+// piped (turns, /reset, /exit, end of input), --kv-type, and the bad inputs of the LLM
+// commands (one `forge: error:` line, exit status 1).
+//
+// The model is the committed random-weight qwen3 golden (tiny BPE vocabulary, ChatML
+// template); with --temp 0 every answer is the greedy continuation, so a REPL turn must print
+// exactly what `forge chat --raw -p` prints for the whole conversation rendered so far.
+#include "core/gguf/gguf_file.h"
+#include "core/gguf/gguf_writer.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace forge {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kModel = std::string(FORGE_LLM_TEST_DATA) + "/qwen3-f32.gguf";
+constexpr const char* kGreedy = " --temp 0 -n 6 --ctx 256";
+
+struct ForgeRun {
+    int status = -1;
+    std::string out, err;
+};
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// `text` quoted for /bin/sh.
+std::string quoted(const std::string& text) {
+    std::string q = "'";
+    for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// forge with `args` (quoted already), `input` on stdin; stdout and stderr captured.
+ForgeRun forge(const std::string& args, const std::string& input = "") {
+    const std::string dir = ::testing::TempDir();
+    const std::string in = dir + "/forge_stdin.txt", out = dir + "/forge_stdout.txt", err = dir + "/forge_stderr.txt";
+    std::ofstream(in, std::ios::binary) << input;
+    const std::string command = std::string(FORGE_EXE) + " " + args + " <" + quoted(in) + " >" + quoted(out) + " 2>" + quoted(err);
+    ForgeRun run;
+    const int raw = std::system(command.c_str());
+    run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    run.out = read_file(out);
+    run.err = read_file(err);
+    return run;
+}
+
+// The answer `forge chat -p` gives to one user message, without its closing newline.
+std::string one_shot_answer(const std::string& user, const std::string& extra = "") {
+    const ForgeRun run = forge("chat " + quoted(kModel) + kGreedy + extra + " -p " + quoted(user));
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_FALSE(run.out.empty());
+    return run.out.substr(0, run.out.size() - 1);
+}
+
+// The greedy continuation of a ChatML conversation rendered by hand, as plain completion.
+std::string raw_answer(const std::string& rendered) {
+    const ForgeRun run = forge("chat " + quoted(kModel) + kGreedy + " --raw -p " + quoted(rendered));
+    EXPECT_EQ(run.status, 0) << run.err;
+    return run.out.substr(0, run.out.size() - 1);
+}
+
+std::string chatml(const std::string& role, const std::string& content) {
+    return "<|im_start|>" + role + "\n" + content + "<|im_end|>\n";
+}
+
+TEST(ChatRepl, TurnsCarryTheHistory) {
+    const std::string first = one_shot_answer("Hello");
+    const std::string second =
+        raw_answer(chatml("user", "Hello") + chatml("assistant", first) + chatml("user", "How are you") +
+                   "<|im_start|>assistant\n");
+    const ForgeRun run = forge("chat " + quoted(kModel) + kGreedy, "Hello\nHow are you\n/exit\n");
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.out, first + "\n" + second + "\n");
+    // The second answer depends on the first turn: alone, the question gets another answer
+    // (else this test could not tell history from no history).
+    EXPECT_NE(second, one_shot_answer("How are you"));
+}
+
+TEST(ChatRepl, ResetForgetsTheConversation) {
+    const std::string first = one_shot_answer("Hello");
+    const ForgeRun run = forge("chat " + quoted(kModel) + kGreedy, "Hello\n/reset\nHello\n/exit\n");
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.out, first + "\n" + first + "\n");
+    EXPECT_THAT(run.err, HasSubstr("(conversation cleared)"));
+}
+
+TEST(ChatRepl, EndOfInputEndsTheSession) {
+    const std::string first = one_shot_answer("Hello");
+    const ForgeRun run = forge("chat " + quoted(kModel) + kGreedy, "Hello\n");  // no /exit: Ctrl-D
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.out, first + "\n");
+    EXPECT_THAT(run.err, HasSubstr("generation:"));  // the closing speed report
+}
+
+TEST(ChatRepl, KvTypeF32AndF16BothRun) {
+    EXPECT_FALSE(one_shot_answer("Hello", " --kv-type f32").empty());
+    const ForgeRun bad = forge("chat " + quoted(kModel) + " --kv-type q8 -p hi");
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_THAT(bad.err, HasSubstr("forge: error: --kv-type must be f16 or f32, not 'q8'"));
+}
+
+// A copy of the model with metadata key `key` set to `value` and tensor `drop` left out.
+std::string edited_model(const std::string& name, const std::string& key, const std::string& value,
+                         const std::string& drop = "") {
+    const gguf::GgufFile source = gguf::GgufFile::open(kModel);
+    gguf::GgufWriter writer;
+    for (const auto& kv : source.metadata()) writer.set(kv.key, kv.value);
+    if (!key.empty()) writer.set(key, value);
+    for (const auto& info : source.tensors()) {
+        if (info.name != drop) writer.add_tensor(info.name, info.dtype, info.dims, source.tensor_bytes(info));
+    }
+    const std::string path = ::testing::TempDir() + "/" + name;
+    writer.write(path);
+    return path;
+}
+
+void expect_error(const ForgeRun& run, const std::string& message) {
+    EXPECT_EQ(run.status, 1);
+    EXPECT_TRUE(run.out.empty()) << run.out;
+    EXPECT_THAT(run.err, HasSubstr("forge: error: "));
+    EXPECT_THAT(run.err, HasSubstr(message));
+}
+
+TEST(LlmCliBadInput, NotAGguf) {
+    const std::string path = ::testing::TempDir() + "/plain.gguf";
+    std::ofstream(path) << "not a model";
+    expect_error(forge("chat " + quoted(path) + " -p hi"), "GGUF");
+}
+
+TEST(LlmCliBadInput, UnsupportedArchitecture) {
+    const std::string path = edited_model("mamba.gguf", "general.architecture", "mamba");
+    expect_error(forge("chat " + quoted(path) + " -p hi"), "unsupported architecture 'mamba'");
+}
+
+TEST(LlmCliBadInput, MissingTensor) {
+    const std::string path = edited_model("no_ffn_up.gguf", "", "", "blk.0.ffn_up.weight");
+    expect_error(forge("logits " + quoted(path) + " --tokens 1,2 --out /dev/null"), "tensor blk.0.ffn_up.weight is missing");
+}
+
+TEST(LlmCliBadInput, TokenIdOutOfRange) {
+    expect_error(forge("logits " + quoted(kModel) + " --tokens 1,511 --out /dev/null"),
+                 "token id 511 at position 1 is out of range [0, 511)");
+}
+
+TEST(LlmCliBadInput, PromptLongerThanTheContext) {
+    expect_error(forge("chat " + quoted(kModel) + " --temp 0 --ctx 8 -p " + quoted("a much longer prompt than eight tokens")),
+                 "the context is full");
+}
+
+}  // namespace
+}  // namespace forge
