@@ -1,7 +1,7 @@
 // `forge nam`: Neural Amp Modeler models.
 //   forge nam run MODEL.nam IN.wav OUT.wav [--input-gain dB] [--normalize] [--slim X] [--format F] [--fast-tanh]
 //   forge nam run [default] IN.wav OUT.wav   (the bundled model, a profile of the simulated amp)
-//   forge nam info MODEL.nam [--loudness-input WAV]
+//   forge nam info MODEL.nam [--loudness-input WAV]     (MODEL "default": the bundled model, here and in bench)
 //   forge nam bench MODEL.nam [--block 64] [--seconds 2] [--json]
 #include "app/commands.h"
 #include "app/nam_profile.h"
@@ -47,18 +47,25 @@ std::string bundled_model() {
          FORGE_SOURCE_NAM_DIR);
 }
 
-// `forge nam run IN OUT` means `forge nam run default IN OUT`; "default" is the bundled model.
+// The model argument of run, info and bench: a .nam file, or "default" for the bundled one.
+std::string model_path(const std::string& model) {
+    if (model != "default") {
+        check(std::filesystem::exists(model), "{}: no such model file", model);
+        return model;
+    }
+    const std::string path = bundled_model();
+    spdlog::info("model: {} (the bundled default)", path);
+    return path;
+}
+
+// `forge nam run IN OUT` means `forge nam run default IN OUT`.
 NamOptions with_model_resolved(NamOptions o) {
     if (o.output.empty()) {
         o.output = o.input;
         o.input = o.model;
         o.model = "default";
     }
-    if (o.model == "default") {
-        o.model = bundled_model();
-        spdlog::info("model: {} (the bundled default)", o.model);
-    }
-    check(std::filesystem::exists(o.model), "{}: no such model file", o.model);
+    o.model = model_path(o.model);
     check(std::filesystem::exists(o.input), "{}: no such audio file", o.input);
     return o;
 }
@@ -123,7 +130,9 @@ std::string optional_text(const std::optional<double>& v, const char* unit) {
     return v ? fmt::format("{:.4g}{}", *v, unit) : "-";
 }
 
-int info(const NamOptions& o) {
+int info(const NamOptions& options) {
+    NamOptions o = options;
+    o.model = model_path(o.model);
     const nam::NamFile file = load(o.model);
     const auto model = nam::make_model(file, {{o.fast_tanh}, o.slim});
     const auto& m = file.metadata;
@@ -151,7 +160,9 @@ int info(const NamOptions& o) {
     return 0;
 }
 
-int bench(const NamOptions& o) {
+int bench(const NamOptions& options) {
+    NamOptions o = options;
+    o.model = model_path(o.model);
     const nam::NamFile file = load(o.model);
     nam::Engine engine(nam::make_model(file, model_options(o, file)), o.block);
     const double rate = file.sample_rate.value_or(48000.0);
@@ -198,13 +209,13 @@ void add_nam_command(CLI::App& forge, CommandTable& commands) {
     commands.add(run_cmd, [options] { return run(*options); });
 
     CLI::App* info_cmd = nam->add_subcommand("info", "Show a .nam model's architecture and metadata");
-    info_cmd->add_option("model", options->model, "The .nam model")->required()->check(CLI::ExistingFile);
+    info_cmd->add_option("model", options->model, "The .nam model, or 'default' (the bundled one)")->required();
     info_cmd->add_option("--loudness-input", options->loudness_input, "Also measure loudness and gain on this input")
         ->check(CLI::ExistingFile);
     commands.add(info_cmd, [options] { return info(*options); });
 
     CLI::App* bench_cmd = nam->add_subcommand("bench", "Real-time factor of a .nam model on this machine");
-    bench_cmd->add_option("model", options->model, "The .nam model")->required()->check(CLI::ExistingFile);
+    bench_cmd->add_option("model", options->model, "The .nam model, or 'default' (the bundled one)")->required();
     bench_cmd->add_option("--block", options->block, "Frames per block")->check(CLI::Range(1, 1 << 16));
     bench_cmd->add_option("--seconds", options->seconds, "Seconds of audio to process")->check(CLI::Range(0.01, 3600.0));
     bench_cmd->add_option("--slim", options->slim, "Slimmable size in [0, 1]")->check(CLI::Range(0.0, 1.0));

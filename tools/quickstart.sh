@@ -14,3 +14,10 @@ echo
 # The main job until a bundled chat model exists: train a classifier on the two-spirals task
 # from scratch on the CPU, with every layer of the stack (tensors, kernels, autograd, optimizer).
 ./build/app/forge train spirals
+echo
+# Neural amp modeling: a generated guitar clip through the bundled .nam (a profile of forge's
+# simulated amp, models/nam/bundled/), printing the real-time factor.
+clip_dir=$(mktemp -d)
+trap 'rm -rf "$clip_dir"' EXIT
+./build/app/forge nam capture-signal --short "$clip_dir/di.wav"
+./build/app/forge nam run default "$clip_dir/di.wav" "$clip_dir/amp.wav"

@@ -140,5 +140,20 @@ TEST_F(NamCli, NormalizeUsesTheModelsLoudnessOrWarns) {
     for (std::size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(y[i], x[i] * gain, 1e-6f) << i;
 }
 
+TEST_F(NamCli, BundledModelIsTheDefault) {
+    const fs::path in = kDir / "clip.wav";
+    ASSERT_EQ(forge("nam capture-signal --short " + in.string()).status, 0);
+    Result r = forge("nam run default " + in.string() + " " + (kDir / "a.wav").string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = forge("nam run " + in.string() + " " + (kDir / "b.wav").string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<float> a = samples(kDir / "a.wav");
+    EXPECT_EQ(a, samples(kDir / "b.wav"));
+    EXPECT_EQ(a.size(), samples(in).size());
+    r = forge("nam info default");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, ContainsRegex("loudness: +-[0-9.]+ dB"));  // written by the export
+}
+
 }  // namespace
 }  // namespace forge
