@@ -12,6 +12,8 @@
 #include "kernels/unary.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <utility>
 
 namespace forge::llm {
 
@@ -51,13 +53,19 @@ Session::Session(const Model& model, const SessionOptions& options)
     const auto batch = [&](std::int64_t width) { return std::vector<float>(sz(n_batch_ * width)); };
     x_ = batch(h_.n_embd);
     xn_ = batch(h_.n_embd);
-    q_ = batch(h_.q_width());
-    k_ = batch(h_.kv_width());
-    v_ = batch(h_.kv_width());
-    attn_ = batch(h_.q_width());
     proj_ = batch(h_.n_embd);
-    gate_ = batch(h_.n_ff);
-    up_ = batch(h_.n_ff);
+    const std::int64_t attention_width = 2 * h_.q_width() + 2 * h_.kv_width(), ffn_width = 2 * h_.n_ff;
+    block_buffer_ = batch(std::max(attention_width, ffn_width));
+    // Carve consecutive [n_batch, width] views out of the block buffer.
+    const auto views = [&](std::initializer_list<std::pair<std::span<float>*, std::int64_t>> layout) {
+        std::size_t at = 0;
+        for (auto [view, width] : layout) {
+            *view = std::span(block_buffer_).subspan(at, sz(n_batch_ * width));
+            at += view->size();
+        }
+    };
+    views({{&q_, h_.q_width()}, {&k_, h_.kv_width()}, {&v_, h_.kv_width()}, {&attn_, h_.q_width()}});
+    views({{&gate_, h_.n_ff}, {&up_, h_.n_ff}});
     rope_cos_ = batch(h_.rope.n_rot / 2);
     rope_sin_ = batch(h_.rope.n_rot / 2);
     logits_.resize(sz(h_.n_vocab));

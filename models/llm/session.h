@@ -25,6 +25,9 @@ struct SessionOptions {
 class Session {
 public:
     Session(const Model& model, const SessionOptions& options);
+    Session(const Session&) = delete;  // the activation views point into its own buffer
+    Session& operator=(const Session&) = delete;
+    Session(Session&&) noexcept = default;
 
     // Append `tokens` to the conversation. Returns the logits after the last one ([n_vocab],
     // valid until the next call). When `all_logits` is not empty it receives every position's
@@ -62,10 +65,14 @@ private:
     // Activations, [n_batch, width] each.
     std::vector<float> x_;       // the residual stream
     std::vector<float> xn_;      // x normalized
-    std::vector<float> q_, k_, v_;
-    std::vector<float> attn_;    // attention output, before the output projection
     std::vector<float> proj_;    // a projection back to n_embd, before it joins the residual
-    std::vector<float> gate_, up_;
+    // q, k, v and the attention output live only inside the attention block, gate and up only
+    // inside the feed-forward block: the two sets are views of one buffer (less resident
+    // memory, as much as 24 KiB per batch row for a Qwen3-0.6B shape).
+    std::vector<float> block_buffer_;
+    std::span<float> q_, k_, v_;
+    std::span<float> attn_;      // attention output, before the output projection
+    std::span<float> gate_, up_;
     std::vector<float> rope_cos_, rope_sin_;  // [n_batch, n_rot / 2]
     std::vector<float> logits_;  // [n_vocab], the last position
 };
