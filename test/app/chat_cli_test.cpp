@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -48,8 +49,9 @@ std::string quoted(const std::string& text) {
 
 // forge with `args` (quoted already), `input` on stdin; stdout and stderr captured.
 ForgeRun forge(const std::string& args, const std::string& input = "") {
-    const std::string dir = ::testing::TempDir();
-    const std::string in = dir + "/forge_stdin.txt", out = dir + "/forge_stdout.txt", err = dir + "/forge_stderr.txt";
+    // Named by process: another build's copy of this test may run at the same time.
+    const std::string dir = ::testing::TempDir() + "/forge_" + std::to_string(::getpid());
+    const std::string in = dir + "_stdin.txt", out = dir + "_stdout.txt", err = dir + "_stderr.txt";
     std::ofstream(in, std::ios::binary) << input;
     const std::string command = std::string(FORGE_EXE) + " " + args + " <" + quoted(in) + " >" + quoted(out) + " 2>" + quoted(err);
     ForgeRun run;
@@ -57,6 +59,7 @@ ForgeRun forge(const std::string& args, const std::string& input = "") {
     run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
     run.out = read_file(out);
     run.err = read_file(err);
+    for (const std::string& path : {in, out, err}) std::remove(path.c_str());
     return run;
 }
 
@@ -125,7 +128,7 @@ std::string edited_model(const std::string& name, const std::string& key, const 
     for (const auto& info : source.tensors()) {
         if (info.name != drop) writer.add_tensor(info.name, info.dtype, info.dims, source.tensor_bytes(info));
     }
-    const std::string path = ::testing::TempDir() + "/" + name;
+    const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
     writer.write(path);
     return path;
 }
@@ -138,19 +141,22 @@ void expect_error(const ForgeRun& run, const std::string& message) {
 }
 
 TEST(LlmCliBadInput, NotAGguf) {
-    const std::string path = ::testing::TempDir() + "/plain.gguf";
+    const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_plain.gguf";
     std::ofstream(path) << "not a model";
     expect_error(forge("chat " + quoted(path) + " -p hi"), "GGUF");
+    std::remove(path.c_str());
 }
 
 TEST(LlmCliBadInput, UnsupportedArchitecture) {
     const std::string path = edited_model("mamba.gguf", "general.architecture", "mamba");
     expect_error(forge("chat " + quoted(path) + " -p hi"), "unsupported architecture 'mamba'");
+    std::remove(path.c_str());
 }
 
 TEST(LlmCliBadInput, MissingTensor) {
     const std::string path = edited_model("no_ffn_up.gguf", "", "", "blk.0.ffn_up.weight");
     expect_error(forge("logits " + quoted(path) + " --tokens 1,2 --out /dev/null"), "tensor blk.0.ffn_up.weight is missing");
+    std::remove(path.c_str());
 }
 
 TEST(LlmCliBadInput, TokenIdOutOfRange) {
