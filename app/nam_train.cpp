@@ -1,7 +1,7 @@
 // `forge nam train`, `forge nam capture-signal` and `forge nam profile` (also `forge
 // nam-profile`): training .nam models on a capture (models/nam/train/).
 //   forge nam capture-signal OUT.wav [--short]
-//   forge nam train --input DI.wav --output REAMP.wav --out MODEL.nam [--arch standard|lite|feather|nano]
+//   forge nam train --input DI.wav --output REAMP.wav --out MODEL.nam [--arch standard|lite|feather|nano|lstm[-SIZE]]
 //       [--epochs N] [--batch N] [--ny N] [--lr X] [--seed S] [--latency N] [--ignore-checks] [--name ...]
 //   forge nam profile [--simulate | --device N ...] --out MODEL.nam [train options]
 #include "app/commands.h"
@@ -33,7 +33,7 @@ struct TrainCli {
     std::string input, output, out, arch = "standard", name, modeled_by, gear_make, gear_model, gear_type, tone_type;
     int epochs = 100, batch = 16;
     long ny = 8192;
-    float lr = 0.004f;
+    std::optional<float> lr;  // default: the architecture's (WaveNet 0.004, LSTM 0.01)
     std::uint64_t seed = 0;
     std::optional<int> latency;
     bool ignore_checks = false, simulate = false, short_signal = false;
@@ -122,16 +122,17 @@ int train_capture(const TrainCli& o, std::span<const float> di, std::span<const 
     const int latency = resolve_latency(o, reamp, layout);
     const TrainingData data = split_capture(di, reamp, layout, latency);
 
-    TrainOptions options;
-    options.preset = parse_preset(o.arch);
+    const bool lstm = o.arch == "lstm" || o.arch.starts_with("lstm-");
+    TrainOptions options = reference_options(lstm ? Architecture::Lstm : Architecture::WaveNet,
+                                             parse_preset(lstm ? (o.arch == "lstm" ? "standard" : o.arch.substr(5)) : o.arch));
     options.epochs = o.epochs;
     options.batch = o.batch;
     options.ny = o.ny;
-    options.lr = o.lr;
+    if (o.lr) options.lr = *o.lr;
     options.seed = o.seed;
     options.sample_rate = rate;
     Progress progress;
-    const TrainResult result = train_wavenet(
+    const TrainResult result = train_model(
         data, options, {[&](const StepProgress& p) { progress.step(p); }, [&](const EpochReport& e) { progress.epoch(e); }});
     nam::NamFile file = result.model;
     add_metadata(file, o, latency);
@@ -140,12 +141,12 @@ int train_capture(const TrainCli& o, std::span<const float> di, std::span<const 
     fmt::print(stderr, "validation ESR {:.5f} (epoch {}): {}\n", result.validation_esr, result.best_epoch,
                esr_quality(result.validation_esr));
     fmt::print("{}\n", o.out);
-    spdlog::info("wrote {} ({} architecture '{}', {:.1f}s)", o.out, "WaveNet", o.arch, progress.seconds());
+    spdlog::info("wrote {} ({} architecture '{}', {:.1f}s)", o.out, lstm ? "LSTM" : "WaveNet", o.arch,
+                 progress.seconds());
     return 0;
 }
 
 int train(const TrainCli& o) {
-    check(o.arch != "lstm", "--arch lstm: LSTM training is not implemented yet; use standard, lite, feather or nano");
     int rate_in = 0, rate_out = 0;
     const std::vector<float> di = read_mono(o.input, rate_in), reamp = read_mono(o.output, rate_out);
     check(rate_in == rate_out, "{} is {} Hz but {} is {} Hz: record at the input's rate", o.input, rate_in, o.output, rate_out);
@@ -175,10 +176,12 @@ int profile(const TrainCli& o) {
 
 void add_train_options(CLI::App* cmd, TrainCli& o) {
     cmd->add_option("--out", o.out, "The .nam file to write")->required();
-    cmd->add_option("--arch", o.arch, "standard | lite | feather | nano (the reference presets)");
+    cmd->add_option("--arch", o.arch,
+                    "standard | lite | feather | nano (WaveNets), lstm (= lstm-standard) | lstm-lite | lstm-feather | "
+                    "lstm-nano (the reference presets)");
     cmd->add_option("--epochs", o.epochs, "Epochs (default 100)")->check(CLI::Range(1, 100000));
     cmd->add_option("--batch", o.batch, "Windows per batch (default 16)")->check(CLI::Range(1, 4096));
-    cmd->add_option("--lr", o.lr, "Adam learning rate (default 0.004)");
+    cmd->add_option("--lr", o.lr, "Adam learning rate (default 0.004; LSTM 0.01)");
     cmd->add_option("--ny", o.ny, "Outputs per training window (default 8192; smaller: more steps per epoch)")
         ->check(CLI::Range(64L, 1L << 20));
     cmd->add_option("--seed", o.seed, "Seed of the weights and the shuffling");

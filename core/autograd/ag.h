@@ -13,6 +13,7 @@
 #include "core/autograd/ops/dropout.h"
 #include "core/autograd/ops/embedding.h"
 #include "core/autograd/ops/loss.h"
+#include "core/autograd/ops/lstm.h"
 #include "core/autograd/ops/matmul.h"
 #include "core/autograd/ops/norm.h"
 #include "core/autograd/ops/pointwise.h"

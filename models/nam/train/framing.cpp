@@ -38,6 +38,14 @@ Tensor overlap_add(const Tensor& g, std::int64_t t, std::int64_t hop) {
     return x;
 }
 
+// The source sample of padded position i: reflect at 0 and at t - 1.
+std::int64_t reflected(std::int64_t i, std::int64_t t, std::int64_t pad) {
+    std::int64_t j = i - pad;
+    if (j < 0) j = -j;
+    if (j >= t) j = 2 * (t - 1) - j;
+    return j;
+}
+
 }  // namespace
 
 Tensor frame(const Tensor& x_in, std::int64_t length, std::int64_t hop) {
@@ -50,6 +58,28 @@ Tensor frame(const Tensor& x_in, std::int64_t length, std::int64_t hop) {
     const std::int64_t t = x.size(1);
     return ag::record("frame", y, {&x_in}, [t, hop](const Tensor& g, ag::InputMask) {
         return std::vector<Tensor>{overlap_add(g, t, hop)};
+    });
+}
+
+Tensor reflect_pad(const Tensor& x_in, std::int64_t pad) {
+    check(x_in.rank() == 2 && x_in.dtype() == DType::F32, "reflect_pad: expected an f32 [batch, time] tensor");
+    const Tensor x = x_in.contiguous();
+    const std::int64_t b = x.size(0), t = x.size(1), n = t + 2 * pad;
+    check(pad >= 0 && pad < t, "reflect_pad: padding {} must be below the length {}", pad, t);
+    Tensor y = Tensor::empty({b, n});
+    const float* in = x.data<float>();
+    float* out = y.data<float>();
+    for (std::int64_t i = 0; i < b; ++i)
+        for (std::int64_t k = 0; k < n; ++k) out[i * n + k] = in[i * t + reflected(k, t, pad)];
+    if (!ag::any_requires_grad({&x_in})) return y;
+    return ag::record("reflect_pad", y, {&x_in}, [b, t, n, pad](const Tensor& g_in, ag::InputMask) {
+        const Tensor g = g_in.contiguous();
+        Tensor gx = Tensor::zeros({b, t});
+        const float* gs = g.data<float>();
+        float* out = gx.data<float>();
+        for (std::int64_t i = 0; i < b; ++i)
+            for (std::int64_t k = 0; k < n; ++k) out[i * t + reflected(k, t, pad)] += gs[i * n + k];
+        return std::vector<Tensor>{gx};
     });
 }
 

@@ -13,4 +13,9 @@ namespace forge::nam::train {
 // back where the frame came from (overlap-add).
 Tensor frame(const Tensor& x, std::int64_t length, std::int64_t hop);
 
+// x [B, T] -> [B, T + 2·pad], mirrored at both ends without repeating the edge sample
+// (torch.nn.functional.pad mode "reflect", what torch.stft(center=True) does); pad < T. The
+// VJP adds each mirrored sample's gradient back to its source.
+Tensor reflect_pad(const Tensor& x, std::int64_t pad);
+
 }  // namespace forge::nam::train

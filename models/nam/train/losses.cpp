@@ -17,7 +17,8 @@ Tensor pre_emphasis(const Tensor& x, float coef) {
 // The window sits in the middle of the FFT frame, as torch.stft pads a short window; the
 // offset only turns the phase, so magnitudes equal a length-`window` DFT evaluated at the
 // FFT's bin frequencies.
-StftMagnitude::StftMagnitude(int fft_size, int hop, int window) : hop_(hop), window_(window), bins_(fft_size / 2 + 1) {
+StftMagnitude::StftMagnitude(int fft_size, int hop, int window)
+    : fft_size_(fft_size), hop_(hop), window_(window), bins_(fft_size / 2 + 1) {
     check(window <= fft_size, "STFT: window {} is longer than the FFT size {}", window, fft_size);
     std::vector<float> basis(static_cast<std::size_t>(window) * 2 * bins_);
     const double offset = (fft_size - window) / 2;
@@ -34,11 +35,19 @@ StftMagnitude::StftMagnitude(int fft_size, int hop, int window) : hop_(hop), win
 }
 
 Tensor StftMagnitude::operator()(const Tensor& x) const {
-    const Tensor spectrum = ag::matmul(frame(x, window_, hop_), basis_);
+    // torch.stft(center=True): frame f spans padded[f·hop, f·hop + fft_size), and the window
+    // covers its middle `window` samples, from (fft_size - window)/2 on.
+    const std::int64_t frames = 1 + x.size(-1) / hop_, offset = (fft_size_ - window_) / 2;
+    const Tensor padded = reflect_pad(x, fft_size_ / 2);
+    const Tensor windows = frame(ag::narrow(padded, 1, offset, (frames - 1) * hop_ + window_), window_, hop_);
+    const Tensor spectrum = ag::matmul(windows, basis_);
     const Tensor re = ag::narrow(spectrum, 2, 0, bins_), im = ag::narrow(spectrum, 2, bins_, bins_);
-    // auraloss clamps the power at 1e-8 before the square root; adding it keeps the
-    // gradient finite at silence as well.
-    return ag::sqrt(ag::add(ag::add(ag::mul(re, re), ag::mul(im, im)), 1e-8f));
+    // auraloss clamps the power at 1e-8 before the square root (which also keeps the gradient
+    // finite at silence: a clamped bin passes none). Adding 1e-8 instead is not the same
+    // loss: the log-magnitude term's gradient goes as 1/|X| and is dominated by the quietest
+    // bins, where +1e-8 moves |X| by several per cent (tools/make_mrstft_golden.py's test).
+    const Tensor power = ag::add(ag::mul(re, re), ag::mul(im, im));
+    return ag::sqrt(ag::maximum(power, Tensor::full({1}, 1e-8f)));
 }
 
 MultiResolutionStftLoss::MultiResolutionStftLoss() {
@@ -50,7 +59,7 @@ MultiResolutionStftLoss::MultiResolutionStftLoss() {
 Tensor MultiResolutionStftLoss::operator()(const Tensor& prediction, const Tensor& target) const {
     Tensor total;
     for (const StftMagnitude& stft : resolutions_) {
-        if (prediction.size(-1) < stft.window()) continue;  // too short for this resolution
+        if (prediction.size(-1) <= stft.fft_size() / 2) continue;  // too short to reflect-pad
         const Tensor p = stft(prediction), t = stft(ag::detach(target));
         const Tensor diff = ag::sub(t, p);
         const Tensor convergence = ag::div(ag::sqrt(ag::sum_all(ag::mul(diff, diff))), ag::sqrt(ag::sum_all(ag::mul(t, t))));
@@ -66,10 +75,10 @@ TrainingLoss::TrainingLoss(LossOptions options) : options_(options) {}
 
 Tensor TrainingLoss::operator()(const Tensor& prediction, const Tensor& target) const {
     Tensor loss = ag::mse(prediction, target);
-    if (options_.mrstft_weight > 0.0f) {
-        const Tensor stft = mrstft_(pre_emphasis(prediction, options_.pre_emphasis), pre_emphasis(target, options_.pre_emphasis));
-        loss = ag::add(loss, ag::mul(stft, options_.mrstft_weight));
-    }
+    if (options_.mrstft_weight == 0.0f && options_.pre_emphasis_mse_weight == 0.0f) return loss;
+    const Tensor p = pre_emphasis(prediction, options_.pre_emphasis), t = pre_emphasis(target, options_.pre_emphasis);
+    if (options_.pre_emphasis_mse_weight > 0.0f) loss = ag::add(loss, ag::mul(ag::mse(p, t), options_.pre_emphasis_mse_weight));
+    if (options_.mrstft_weight > 0.0f) loss = ag::add(loss, ag::mul(mrstft_(p, t), options_.mrstft_weight));
     return loss;
 }
 

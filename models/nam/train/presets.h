@@ -32,9 +32,14 @@ struct WaveNetSpec {
     long receptive_field() const;
 };
 
+// The reference's LSTM (nam/models/recurrent.py): stacked layers of `hidden_size`, a linear
+// head; training runs the first `train_burn_in` samples of each window without gradient to
+// the outputs, then chunks of `train_truncate` samples with the state detached between them.
 struct LstmSpec {
     int num_layers = 1;
     int hidden_size = 24;
+    int train_burn_in = 4096;
+    int train_truncate = 512;
 };
 
 enum class Preset { Standard, Lite, Feather, Nano };

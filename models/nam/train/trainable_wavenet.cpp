@@ -2,21 +2,13 @@
 
 #include "core/autograd/ag.h"
 #include "core/error.h"
+#include "models/nam/train/param_init.h"
 
 #include <cmath>
 #include <cstring>
 
 namespace forge::nam::train {
 namespace {
-
-// splitmix64: a tiny, portable generator, so a seed gives the same model on every platform
-// (std::uniform_real_distribution's output is implementation-defined).
-std::uint64_t splitmix64(std::uint64_t& state) {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 Tensor conv(const Tensor& x, const Tensor& w, const Tensor& b, int dilation = 1) {
     return ag::conv1d(x, w, b, {.dilation = dilation, .padding = Conv1dPadding::Valid});
@@ -51,11 +43,7 @@ TrainableWaveNet::TrainableWaveNet(WaveNetSpec spec, std::uint64_t seed) : spec_
 
 Tensor TrainableWaveNet::make_param(const Shape& shape, long fan_in) {
     const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-    std::vector<float> values(static_cast<std::size_t>(shape.product()));
-    for (float& v : values) {
-        const double u = static_cast<double>(splitmix64(rng_state_) >> 11) * 0x1.0p-53;  // [0, 1)
-        v = static_cast<float>((2.0 * u - 1.0) * bound);
-    }
+    const std::vector<float> values = uniform_init(static_cast<std::size_t>(shape.product()), bound, rng_state_);
     Tensor p = ag::requires_grad(Tensor::from(std::span<const float>(values), shape));
     params_.push_back(p);
     return p;

@@ -11,25 +11,26 @@
 #include "core/tensor.h"
 #include "models/nam/nam_file.h"
 #include "models/nam/train/presets.h"
+#include "models/nam/train/trainable_model.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace forge::nam::train {
 
-class TrainableWaveNet {
+class TrainableWaveNet final : public TrainableModel {
 public:
     // Weights drawn as PyTorch's Conv1d does, U(-1/sqrt(fan_in), 1/sqrt(fan_in)), from `seed`.
     TrainableWaveNet(WaveNetSpec spec, std::uint64_t seed);
 
     // x [B, T] -> y [B, T - receptive_field() + 1]. Records a graph when grad mode is on.
-    Tensor forward(const Tensor& x) const;
+    Tensor forward(const Tensor& x) const override;
 
-    long receptive_field() const { return spec_.receptive_field(); }
+    long receptive_field() const override { return spec_.receptive_field(); }
     const WaveNetSpec& spec() const { return spec_; }
 
     // The autograd leaves, in .nam weight order.
-    const std::vector<Tensor>& parameters() const { return params_; }
+    const std::vector<Tensor>& parameters() const override { return params_; }
 
     // The flat .nam weight list (Core's order: per array rechannel, per layer conv weight and
     // bias, input mixin, layer1x1 weight and bias, then head rechannel; last head_scale).
@@ -38,7 +39,7 @@ public:
     void load_nam_weights(std::span<const float> weights);
 
     // A complete .nam document: architecture, config, weights, 48 kHz.
-    NamFile to_nam_file(double sample_rate) const;
+    NamFile to_nam_file(double sample_rate) const override;
 
 private:
     struct Layer {

@@ -3,10 +3,14 @@
 #include "core/autograd/ag.h"
 #include "core/error.h"
 #include "core/optim/adam.h"
+#include "core/optim/schedule.h"
+#include "models/nam/train/trainable_lstm.h"
 #include "models/nam/train/trainable_wavenet.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
+#include <optional>
 #include <random>
 
 namespace forge::nam::train {
@@ -27,7 +31,7 @@ std::pair<Tensor, Tensor> make_batch(const Segment& s, std::span<const long> sta
 }
 
 // ESR of the model over a whole segment, every output that has a full receptive field.
-double validation_esr(const TrainableWaveNet& model, const Segment& s) {
+double validation_esr(const TrainableModel& model, const Segment& s) {
     ag::NoGradScope no_grad;
     const auto n = static_cast<std::int64_t>(s.x.size());
     const Tensor out = model.forward(Tensor::from(std::span<const float>(s.x), {1, n})).contiguous();
@@ -35,20 +39,55 @@ double validation_esr(const TrainableWaveNet& model, const Segment& s) {
     return esr(prediction, std::span<const float>(s.y).subspan(static_cast<std::size_t>(model.receptive_field() - 1)));
 }
 
-double run_epoch(TrainableWaveNet& model, optim::Adam& adam, const TrainingData& data, const TrainOptions& o,
+// The outputs the loss sees: all but the first mask_first of each window.
+Tensor unmasked(const Tensor& y, long mask_first) {
+    return mask_first > 0 ? ag::narrow(y, 1, mask_first, y.size(1) - mask_first) : y;
+}
+
+// Every parameter's values, to keep the best epoch and put it back at the end.
+std::vector<std::vector<float>> snapshot(const TrainableModel& model) {
+    std::vector<std::vector<float>> values;
+    for (const Tensor& p : model.parameters()) values.push_back(p.contiguous().to_vector());
+    return values;
+}
+
+void restore(const TrainableModel& model, const std::vector<std::vector<float>>& values) {
+    const std::vector<Tensor>& params = model.parameters();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        check(params[i].is_contiguous(), "restore: parameter {} is not contiguous", i);
+        std::memcpy(params[i].data<float>(), values[i].data(), values[i].size() * sizeof(float));
+    }
+}
+
+long steps_per_epoch(const TrainableModel& model, const TrainingData& data, const TrainOptions& o) {
+    const std::size_t windows = window_starts(data.train, model.receptive_field(), o.ny).size();
+    const long steps = static_cast<long>(windows) / o.batch;  // drop_last, as the reference
+    check(steps > 0, "the training segment holds {} windows of {} samples, fewer than one batch of {}", windows, o.ny,
+          o.batch);
+    return steps;
+}
+
+// The learning rate of every step when the schedule is per step (cosine), else none.
+std::optional<optim::WarmupCosine> step_schedule(const TrainOptions& o, long steps_per_epoch) {
+    if (o.schedule != LrSchedule::Cosine) return std::nullopt;
+    const long total = steps_per_epoch * o.epochs;
+    return optim::WarmupCosine{.peak = o.lr, .warmup = std::min<long>(o.warmup_steps, total / 2), .total = total};
+}
+
+double run_epoch(TrainableModel& model, optim::Adam& adam, const TrainingData& data, const TrainOptions& o,
                  const TrainingLoss& loss_fn, std::mt19937_64& rng, int epoch, const TrainCallbacks& cb) {
     std::vector<long> starts = window_starts(data.train, model.receptive_field(), o.ny);
     std::shuffle(starts.begin(), starts.end(), rng);
-    const long steps = static_cast<long>(starts.size()) / o.batch;  // drop_last, as the reference
-    check(steps > 0, "the training segment holds {} windows of {} samples, fewer than one batch of {}", starts.size(),
-          o.ny, o.batch);
+    const long steps = steps_per_epoch(model, data, o);
+    const std::optional<optim::WarmupCosine> schedule = step_schedule(o, steps);
     double total = 0.0;
     for (long step = 0; step < steps; ++step) {
         const auto [x, y] = make_batch(data.train, std::span<const long>(starts).subspan(static_cast<std::size_t>(step * o.batch), static_cast<std::size_t>(o.batch)),
                                        model.receptive_field(), o.ny);
-        const Tensor loss = loss_fn(model.forward(x), y);
+        const Tensor loss = loss_fn(unmasked(model.forward_train(x), o.mask_first), unmasked(y, o.mask_first));
         const double value = loss.contiguous().span<float>()[0];
         ag::backward(loss);
+        if (schedule) adam.set_lr(schedule->at((epoch - 1) * steps + step));
         adam.step();
         adam.zero_grad();
         total += value;
@@ -59,9 +98,33 @@ double run_epoch(TrainableWaveNet& model, optim::Adam& adam, const TrainingData&
 
 }  // namespace
 
-TrainResult train_wavenet(const TrainingData& data, const TrainOptions& o, const TrainCallbacks& cb) {
+TrainOptions reference_options(Architecture architecture, Preset preset) {
+    TrainOptions o;
+    o.architecture = architecture;
+    o.preset = preset;
+    if (architecture == Architecture::Lstm) {  // core.py's LSTM model config
+        o.lr = 0.01f;
+        o.lr_decay = 0.005f;
+        o.mask_first = 4096;
+        o.loss.pre_emphasis_mse_weight = 1.0f;
+    }
+    return o;
+}
+
+std::unique_ptr<TrainableModel> make_trainable_model(const TrainOptions& o) {
+    if (o.architecture == Architecture::Lstm) return std::make_unique<TrainableLstm>(lstm_preset(o.preset), o.seed);
+    return std::make_unique<TrainableWaveNet>(wavenet_preset(o.preset), o.seed);
+}
+
+TrainResult train_model(const TrainingData& data, const TrainOptions& o, const TrainCallbacks& cb) {
+    const std::unique_ptr<TrainableModel> model = make_trainable_model(o);
+    return train_model(*model, data, o, cb);
+}
+
+TrainResult train_model(TrainableModel& model, const TrainingData& data, const TrainOptions& o,
+                        const TrainCallbacks& cb) {
     check(o.epochs > 0 && o.batch > 0 && o.ny > 0, "train: epochs, batch and ny must be positive");
-    TrainableWaveNet model(wavenet_preset(o.preset), o.seed);
+    check(o.mask_first >= 0 && o.mask_first < o.ny, "train: mask_first {} must be below ny {}", o.mask_first, o.ny);
     check(static_cast<long>(data.validation.x.size()) >= model.receptive_field(),
           "the validation segment ({} samples) is shorter than the receptive field {}", data.validation.x.size(),
           model.receptive_field());
@@ -71,7 +134,7 @@ TrainResult train_wavenet(const TrainingData& data, const TrainOptions& o, const
 
     TrainResult result;
     result.validation_esr = validation_esr(model, data.validation);
-    std::vector<float> best = model.nam_weights();
+    std::vector<std::vector<float>> best = snapshot(model);
     for (int epoch = 1; epoch <= o.epochs; ++epoch) {
         const double train_loss = run_epoch(model, adam, data, o, loss_fn, rng, epoch, cb);
         const double esr_now = validation_esr(model, data.validation);
@@ -79,12 +142,13 @@ TrainResult train_wavenet(const TrainingData& data, const TrainOptions& o, const
         if (improved) {
             result.validation_esr = esr_now;
             result.best_epoch = epoch;
-            best = model.nam_weights();
+            best = snapshot(model);
         }
         if (cb.on_epoch) cb.on_epoch({epoch, o.epochs, train_loss, esr_now, result.validation_esr, improved, adam.lr()});
-        adam.set_lr(adam.lr() * (1.0f - o.lr_decay));  // torch's ExponentialLR, stepped per epoch
+        if (o.schedule == LrSchedule::Exponential)
+            adam.set_lr(adam.lr() * (1.0f - o.lr_decay));  // torch's ExponentialLR, stepped per epoch
     }
-    model.load_nam_weights(best);
+    restore(model, best);
     result.model = model.to_nam_file(o.sample_rate);
     result.model.metadata.validation_esr = result.validation_esr;
     return result;

@@ -1,9 +1,8 @@
 // Training .nam models: the differentiable WaveNet exports weights in Core's order (a
-// trained model renders through the real-time engine exactly as it trains), the framing op's
-// VJP, the capture signal's layout and latency calibration, and a short simulated profile
-// that reaches a usable ESR.
+// trained model renders through the real-time engine exactly as it trains), the capture
+// signal's layout and latency calibration, and a short simulated profile that reaches a
+// usable ESR.
 #include "core/autograd/ag.h"
-#include "core/autograd/gradcheck.h"
 #include "core/optim/adam.h"
 #include "models/nam/engine.h"
 #include "models/nam/factory.h"
@@ -11,11 +10,12 @@
 #include "models/nam/train/amp_sim.h"
 #include "models/nam/train/capture_signal.h"
 #include "models/nam/train/data_checks.h"
-#include "models/nam/train/framing.h"
 #include "models/nam/train/latency.h"
 #include "models/nam/train/losses.h"
 #include "models/nam/train/trainable_wavenet.h"
 #include "models/nam/train/trainer.h"
+
+#include "test/models/nam/train_signals.h"
 
 #include <gtest/gtest.h>
 
@@ -25,11 +25,7 @@
 namespace forge::nam::train {
 namespace {
 
-std::vector<float> chirp(std::size_t n) {
-    std::vector<float> x(n);
-    for (std::size_t i = 0; i < n; ++i) x[i] = 0.6f * std::sin(0.00002f * static_cast<float>(i * i)) + 0.1f * std::sin(0.3f * i);
-    return x;
-}
+using testing::chirp;
 
 // Train a few steps, export, load with models/nam, render: the engine's output equals the
 // training model's forward pass on the same input once the receptive field is full.
@@ -65,36 +61,6 @@ TEST(NamTrain, ExportMatchesEngineNano) { expect_export_parity(Preset::Nano); }
 TEST(NamTrain, ExportMatchesEngineFeather) { expect_export_parity(Preset::Feather); }
 TEST(NamTrain, ExportMatchesEngineStandard) { expect_export_parity(Preset::Standard); }
 
-TEST(NamTrain, FrameGradcheck) {
-    const std::vector<float> x = chirp(40);
-    const auto result = ag::gradcheck([](std::span<const Tensor> in) { return frame(in[0], 7, 3); },
-                                      {ag::requires_grad(Tensor::from(std::span<const float>(x), {2, 20}))});
-    EXPECT_TRUE(result.ok) << result.report;
-}
-
-// f32 DFT sums of 48 terms: central differences carry a few per cent of error at eps 5e-3.
-ag::GradcheckOptions loose_f32_tolerance() {
-    ag::GradcheckOptions options;
-    options.rtol = 0.1;
-    options.atol = 5e-3;
-    return options;
-}
-
-TEST(NamTrain, StftLossGradcheck) {
-    // The power |X|² (smooth everywhere; |X| itself has a kink where a bin is near zero,
-    // which central differences cannot follow) exercises framing, window and DFT basis.
-    const std::vector<float> a = chirp(300);
-    const StftMagnitude stft(64, 50, 48);
-    const auto result = ag::gradcheck(
-        [&](std::span<const Tensor> in) {
-            const Tensor m = stft(in[0]);
-            return ag::mul(m, m);
-        },
-        {ag::requires_grad(Tensor::from(std::span<const float>(a), {1, 300}))},
-        loose_f32_tolerance());
-    EXPECT_TRUE(result.ok) << result.report;
-}
-
 TEST(NamTrain, CaptureSignalIsRecognizedAndLatencyCalibrated) {
     const std::vector<float> di = capture_signal(CaptureSize::Short);
     const CaptureLayout layout = recognize_capture(di, 48000);
@@ -128,7 +94,7 @@ TEST(NamTrain, SimulatedProfileNanoReachesUsableEsr) {
     options.lr = 0.01f;
     options.lr_decay = 0.3f;
     options.loss.mrstft_weight = 0.0f;  // MSE only: the STFT term costs time and targets tone, not ESR
-    const TrainResult result = train_wavenet(data, options);
+    const TrainResult result = train_model(data, options);
     EXPECT_LT(result.validation_esr, 0.05);
     RecordProperty("validation_esr", std::to_string(result.validation_esr));
 }
