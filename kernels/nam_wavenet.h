@@ -48,7 +48,8 @@ struct NamWaveNetLayer {
     std::int64_t input_stride;
     const float* condition;
     std::int64_t condition_stride;
-    float* z;                     // scratch: rows × frames, dense (row stride = frames)
+    float* z;                     // scratch: rows × frames, dense (row stride = frames); its
+                                  // contents afterwards are unspecified
     float* next;                  // C rows; must not alias input
     std::int64_t next_stride;
     float* head;                  // H rows, accumulated into

@@ -89,14 +89,11 @@ template <int Rows, int V, bool Full, int Count>
         for (int v = 0; v < V; ++v) store<Full>(tile[r][v], out + r * stride + v * kLanes, count - v * kLanes);
 }
 
-// z rows [r0, r0 + Rows) at frames [t0, t0 + V·lanes): conv taps, mixin, bias, then the
-// activation while the tile is still in registers: without gating always, with gating when
-// the tile holds both halves (only the top half is stored then). A gated layer with more
-// rows than one tile is finished by gate_rows().
+// tile = conv bias + conv taps + mixin for rows [r0, r0 + Rows) at frames [t0, t0 + V·lanes).
 template <int Rows, int V, bool Full>
-void conv_tile(const NamWaveNetLayer& l, std::int64_t r0, std::int64_t t0, std::int64_t count) {
+[[gnu::always_inline]] inline void conv_sums(const NamWaveNetLayer& l, Tile<Rows, V>& tile, std::int64_t r0,
+                                             std::int64_t t0, std::int64_t count) {
     const std::int64_t rows = l.rows();
-    Tile<Rows, V> tile;
     for (int r = 0; r < Rows; ++r)
         for (int v = 0; v < V; ++v) tile[r][v] = Batch(l.conv_bias != nullptr ? l.conv_bias[r0 + r] : 0.0f);
     for (std::int64_t k = 0; k < l.kernel_size; ++k) {
@@ -105,14 +102,101 @@ void conv_tile(const NamWaveNetLayer& l, std::int64_t r0, std::int64_t t0, std::
                                   l.conv + k * l.channels * rows + r0, rows, count);
     }
     accumulate<Rows, V, Full>(tile, l.condition + t0, l.condition_stride, l.condition_size, l.mixin + r0, rows, count);
+}
+
+// A layer with more rows than one tile, first pass: z rows [r0, r0 + Rows), activated unless
+// gated (gate_rows() finishes a gated layer once both halves are stored).
+template <int Rows, int V, bool Full>
+void conv_tile(const NamWaveNetLayer& l, std::int64_t r0, std::int64_t t0, std::int64_t count) {
+    Tile<Rows, V> tile;
+    conv_sums<Rows, V, Full>(l, tile, r0, t0, count);
+    if (l.gating == NamGating::None) activate_tile<0, Rows>(l.activation, l.activation_params, tile);
+    store_tile<Rows, V, Full, Rows>(tile, l.z + r0 * l.frames + t0, l.frames, count);
+}
+
+// out rows [o0, o0 + Outs) = init rows + bias + Σ_b weight[b][o] · z[b], z the first Z rows of
+// the tile: a 1x1 convolution from the activation still in registers.
+template <int Z, int Outs, int Rows, int V, bool Full>
+[[gnu::always_inline]] inline void mix_rows(const Tile<Rows, V>& z, const float* weight, std::int64_t outputs,
+                                            const float* bias, const float* init, std::int64_t init_stride, float* out,
+                                            std::int64_t out_stride, std::int64_t o0, std::int64_t count) {
+    Batch acc[Outs][V];
+    for (int o = 0; o < Outs; ++o) {
+        const Batch b(bias != nullptr ? bias[o0 + o] : 0.0f);
+        for (int v = 0; v < V; ++v) acc[o][v] = load<Full>(init + (o0 + o) * init_stride + v * kLanes, count) + b;
+    }
+#pragma GCC unroll 16
+    for (int b = 0; b < Z; ++b) {
+        for (int o = 0; o < Outs; ++o) {
+            const Batch w(weight[b * outputs + o0 + o]);
+            for (int v = 0; v < V; ++v) acc[o][v] = xsimd::fma(w, z[b][v], acc[o][v]);
+        }
+    }
+    for (int o = 0; o < Outs; ++o)
+        for (int v = 0; v < V; ++v) store<Full>(acc[o][v], out + (o0 + o) * out_stride + v * kLanes, count - v * kLanes);
+}
+
+// mix_rows over all `outputs` rows, Chunk at a time (Z·V + Chunk·V registers in use), the last
+// chunk's size picked at run time.
+template <int Z, int Chunk, int Rows, int V, bool Full, int... Rest>
+[[gnu::always_inline]] inline void mix_all(const Tile<Rows, V>& z, const float* weight, std::int64_t outputs,
+                                           const float* bias, const float* init, std::int64_t init_stride, float* out,
+                                           std::int64_t out_stride, std::int64_t count,
+                                           std::integer_sequence<int, Rest...>) {
+    std::int64_t o = 0;
+    for (; o + Chunk <= outputs; o += Chunk)
+        mix_rows<Z, Chunk, Rows, V, Full>(z, weight, outputs, bias, init, init_stride, out, out_stride, o, count);
+    const std::int64_t rest = outputs - o;
+    ((rest == Rest + 1 ? (mix_rows<Z, Rest + 1, Rows, V, Full>(z, weight, outputs, bias, init, init_stride, out,
+                                                                 out_stride, o, count),
+                          true)
+                       : false) ||
+     ...);
+}
+
+// next and head for frames [t0, t0 + V·lanes) from z, the tile's first Z rows.
+template <int Z, int Rows, int V, bool Full>
+[[gnu::always_inline]] inline void layer_outputs(const NamWaveNetLayer& l, const Tile<Rows, V>& z, std::int64_t t0,
+                                                 std::int64_t count) {
+    constexpr int chunk = 8 / V;  // with Z·V <= 16: at most 24 registers of z and accumulators
+    const float* x = l.input + t0;
+    if constexpr (Z > 0) {
+        if (l.layer1x1 != nullptr) {
+            mix_all<Z, chunk, Rows, V, Full>(z, l.layer1x1, l.channels, l.layer1x1_bias, x, l.input_stride, l.next + t0,
+                              l.next_stride, count, std::make_integer_sequence<int, chunk - 1>{});
+        } else {
+            for (std::int64_t c = 0; c < l.channels; ++c)
+                for (int v = 0; v < V; ++v)
+                    store<Full>(load<Full>(x + c * l.input_stride + v * kLanes, count),
+                                l.next + c * l.next_stride + t0 + v * kLanes, count - v * kLanes);
+        }
+        if (l.head1x1 != nullptr) {
+            mix_all<Z, chunk, Rows, V, Full>(z, l.head1x1, l.head_size, l.head1x1_bias, l.head + t0, l.head_stride, l.head + t0,
+                              l.head_stride, count, std::make_integer_sequence<int, chunk - 1>{});
+        } else {
+            float* head = l.head + t0;  // head += z: H = B rows
+            for (int b = 0; b < Z; ++b)
+                for (int v = 0; v < V; ++v) {
+                    float* h = head + b * l.head_stride + v * kLanes;
+                    store<Full>(load<Full>(h, count) + z[b][v], h, count - v * kLanes);
+                }
+        }
+    }
+}
+
+// A layer whose rows fit one tile (B <= 16, or B <= 8 gated): everything for frames
+// [t0, t0 + V·lanes) in one go, z never leaving the registers: conv sums, activation (and
+// gating), next = x + layer1x1(z), head += head1x1(z) or z.
+template <int Rows, int V, bool Full>
+void layer_tile(const NamWaveNetLayer& l, std::int64_t t0, std::int64_t count) {
+    Tile<Rows, V> tile;
+    conv_sums<Rows, V, Full>(l, tile, 0, t0, count);
     if (l.gating == NamGating::None) {
         activate_tile<0, Rows>(l.activation, l.activation_params, tile);
-        store_tile<Rows, V, Full, Rows>(tile, l.z + r0 * l.frames + t0, l.frames, count);
-    } else if (rows == Rows) {
-        gate_tile<Rows, V>(l, tile);
-        store_tile<Rows, V, Full, Rows / 2>(tile, l.z + t0, l.frames, count);
+        layer_outputs<Rows, Rows, V, Full>(l, tile, t0, count);
     } else {
-        store_tile<Rows, V, Full, Rows>(tile, l.z + r0 * l.frames + t0, l.frames, count);
+        gate_tile<Rows, V>(l, tile);
+        layer_outputs<Rows / 2, Rows, V, Full>(l, tile, t0, count);
     }
 }
 
@@ -199,10 +283,17 @@ void copy_rows(const float* from, std::int64_t from_stride, float* to, std::int6
 }  // namespace
 
 void nam_wavenet_layer(const NamWaveNetLayer& l) noexcept {
+    if (l.rows() <= kMaxRows) {
+        over_tiles(l.rows(), l.frames, [&l]<int Rows, int V, bool Full>(std::int64_t, std::int64_t t0, std::int64_t n) {
+            layer_tile<Rows, V, Full>(l, t0, n);
+        });
+        return;
+    }
+    // More rows than one tile: z through memory, one pass per step.
     over_tiles(l.rows(), l.frames, [&l]<int Rows, int V, bool Full>(std::int64_t r0, std::int64_t t0, std::int64_t n) {
         conv_tile<Rows, V, Full>(l, r0, t0, n);
     });
-    if (l.gating != NamGating::None && l.rows() > kMaxRows) gate_rows(l);
+    if (l.gating != NamGating::None) gate_rows(l);
 
     if (l.layer1x1 != nullptr) {
         const Pointwise next{l.layer1x1, l.channels, l.layer1x1_bias, l.input, l.input_stride, l.next, l.next_stride};

@@ -99,9 +99,8 @@ void expect_simd_matches_scalar(std::int64_t c, std::int64_t b, std::int64_t m, 
                 << what << " " << i << ": C " << c << " B " << b << " K " << k << " frames " << t << " gating "
                 << static_cast<int>(g) << " 1x1 " << with_1x1 << " head1x1 " << with_head1x1;
     };
-    const std::size_t top = static_cast<std::size_t>(b * t);  // the bottom half is scratch
-    expect_close(std::vector<float>(got.z.begin(), got.z.begin() + top),
-                 std::vector<float>(want.z.begin(), want.z.begin() + top), "z");
+    // z is scratch (the simd kernel keeps it in registers when the layer fits one tile): the
+    // outputs are next and head.
     expect_close(got.next, want.next, "next");
     expect_close(got.head, want.head, "head");
 }
