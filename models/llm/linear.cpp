@@ -6,9 +6,11 @@
 #include "kernels/backend.h"
 #include "kernels/matmul.h"
 #include "kernels/quant_dot.h"
+#include "kernels/quant_gemm.h"
 #include "kernels/quantize.h"
 
 #include <algorithm>
+#include <array>
 
 namespace forge::llm {
 
@@ -42,35 +44,102 @@ void float_linear(const Element* w, std::int64_t n, std::int64_t k, const float*
     });
 }
 
-// Block-format weights: quantize each row of x once, then integer dot products. A task is a
-// strip of weight rows against a panel of activation rows, small enough to stay in cache.
+// The formats with a register-tiled GEMM kernel (kernels/quant_gemm.h); the others take one
+// dot product per output.
 template <typename Block>
-void quantized_linear(const Block* w, std::int64_t n, std::int64_t k, const float* x, std::int64_t m, float* y,
-                      std::span<std::byte> scratch) {
-    using Act = quant::ActivationBlock<Block>;
-    const auto w_blocks = static_cast<std::size_t>(k / Block::kSize);
+constexpr bool kHasGemm = requires(const kernels::QuantGemm<Block, quant::ActivationBlock<Block>>& g) {
+    kernels::active::gemm(g);
+};
+
+// Each row of x quantized once to the activation format of the weights (Q8_0 or Q8_K).
+template <typename Act>
+Act* quantize_rows(const float* x, std::int64_t m, std::int64_t k, std::span<std::byte> scratch) {
     const auto a_blocks = static_cast<std::size_t>(k / Act::kSize);
     check(scratch.size() >= static_cast<std::size_t>(m) * a_blocks * sizeof(Act), "linear: activation scratch too small");
     Act* act = reinterpret_cast<Act*>(scratch.data());
-    auto& pool = ThreadPool::global();
-    pool.parallel_for(m, 4, [&](std::int64_t begin, std::int64_t end) {
+    ThreadPool::global().parallel_for(m, 4, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) {
             kernels::scalar::quantize(std::span(x + i * k, static_cast<std::size_t>(k)),
                                       std::span(act + static_cast<std::size_t>(i) * a_blocks, a_blocks));
         }
     });
-    const std::int64_t panel = std::min<std::int64_t>(m, 64);
-    const std::int64_t strip = m == 1 ? std::max<std::int64_t>(1, (std::int64_t{1} << 15) / k) : 16;
-    const std::int64_t panels = ceil_div(m, panel), strips = ceil_div(n, strip);
-    pool.run(panels * strips, [&](std::int64_t task) {
-        const std::int64_t i0 = task % panels * panel, r0 = task / panels * strip;
-        const std::int64_t i1 = std::min(m, i0 + panel), r1 = std::min(n, r0 + strip);
+    return act;
+}
+
+// Block-format weights against quantized activations, as tasks: a task is a strip of weight
+// rows against a panel of activation rows, small enough to stay in cache; within it the
+// GEMM kernel tiles registers (or, for formats without one, a dot per output). Panels of 64
+// rows and strips of 48 weight rows are whole tiles (4 x 4 or 4 x 3).
+template <typename Block>
+struct QuantizedProduct {
+    using Act = quant::ActivationBlock<Block>;
+    const Block* w;
+    std::int64_t n, k;
+    const Act* act;
+    std::int64_t m;
+    float* y;
+
+    std::int64_t panel() const { return std::min<std::int64_t>(m, 64); }
+    std::int64_t strip() const { return m == 1 ? std::max<std::int64_t>(1, (std::int64_t{1} << 15) / k) : 48; }
+    std::int64_t panels() const { return ceil_div(m, panel()); }
+    std::int64_t tasks() const { return panels() * ceil_div(n, strip()); }
+
+    void run(std::int64_t task) const {
+        const std::int64_t i0 = task % panels() * panel(), r0 = task / panels() * strip();
+        const std::int64_t i1 = std::min(m, i0 + panel()), r1 = std::min(n, r0 + strip());
+        const std::int64_t w_blocks = k / Block::kSize, a_blocks = k / Act::kSize;
+        // One activation row (decoding) streams each weight row start to end with the dot
+        // kernel: the tile's interleaved reads of several short rows defeat the hardware
+        // prefetcher there (the GEMM gives the same bits anyway).
+        if constexpr (kHasGemm<Block>) {
+            if (m == 1) return dots(r0, r1, i0, i1);
+            kernels::active::gemm(kernels::QuantGemm<Block, Act>{
+                i1 - i0, r1 - r0, w_blocks, act + i0 * a_blocks, a_blocks, w + r0 * w_blocks, w_blocks, y + i0 * n + r0, n});
+        } else {
+            dots(r0, r1, i0, i1);
+        }
+    }
+
+    void dots(std::int64_t r0, std::int64_t r1, std::int64_t i0, std::int64_t i1) const {
+        const auto wb = static_cast<std::size_t>(k / Block::kSize), ab = static_cast<std::size_t>(k / Act::kSize);
         for (std::int64_t r = r0; r < r1; ++r) {
-            const std::span<const Block> row(w + static_cast<std::size_t>(r) * w_blocks, w_blocks);
+            const std::span<const Block> row(w + static_cast<std::size_t>(r) * wb, wb);
             for (std::int64_t i = i0; i < i1; ++i) {
-                y[i * n + r] = kernels::active::dot(row, std::span<const Act>(act + static_cast<std::size_t>(i) * a_blocks, a_blocks));
+                y[i * n + r] = kernels::active::dot(row, std::span<const Act>(act + static_cast<std::size_t>(i) * ab, ab));
             }
         }
+    }
+};
+
+template <typename Block>
+void quantized_linear(const Block* w, std::int64_t n, std::int64_t k, const float* x, std::int64_t m, float* y,
+                      std::span<std::byte> scratch) {
+    using Act = quant::ActivationBlock<Block>;
+    const QuantizedProduct<Block> product{w, n, k, quantize_rows<Act>(x, m, k, scratch), m, y};
+    ThreadPool::global().run(product.tasks(), [&](std::int64_t task) { product.run(task); });
+}
+
+// Up to kMaxShared layers of one block format over the same x: one quantization of x and one
+// pass of the thread pool over all their tasks.
+constexpr std::size_t kMaxShared = 4;
+
+template <typename Block>
+void quantized_linears(std::span<const LinearOutput> outputs, const float* x, std::int64_t m,
+                       std::span<std::byte> scratch) {
+    using Act = quant::ActivationBlock<Block>;
+    const std::int64_t k = outputs[0].layer->n_in();
+    const Act* act = quantize_rows<Act>(x, m, k, scratch);
+    std::array<QuantizedProduct<Block>, kMaxShared> products{};
+    std::array<std::int64_t, kMaxShared + 1> first_task{};
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+        const Linear& layer = *outputs[i].layer;
+        products[i] = {reinterpret_cast<const Block*>(layer.weight.raw_data()), layer.n_out(), k, act, m, outputs[i].y.data()};
+        first_task[i + 1] = first_task[i] + products[i].tasks();
+    }
+    ThreadPool::global().run(first_task[outputs.size()], [&](std::int64_t task) {
+        std::size_t i = 0;
+        while (task >= first_task[i + 1]) ++i;
+        products[i].run(task - first_task[i]);
     });
 }
 
@@ -107,6 +176,34 @@ void linear(const Linear& layer, std::span<const float> x, std::int64_t m, std::
         });
     }
     if (layer.bias.defined()) add_bias(layer.bias, m, n, y.data());
+}
+
+void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const float> x, std::int64_t m,
+                         ActivationScratch& scratch) {
+    check(!outputs.empty(), "linear_shared_input: no layers");
+    const Linear& first = *outputs[0].layer;
+    const bool shareable = outputs.size() <= kMaxShared && first.weight.dtype() != DType::F32 &&
+                           first.weight.dtype() != DType::F16 &&
+                           std::all_of(outputs.begin(), outputs.end(), [&](const LinearOutput& o) {
+                               return o.layer->weight.dtype() == first.weight.dtype() && o.layer->n_in() == first.n_in();
+                           });
+    if (!shareable) {
+        for (const LinearOutput& o : outputs) linear(*o.layer, x, m, o.y, scratch);
+        return;
+    }
+    for (const LinearOutput& o : outputs) {
+        check(static_cast<std::int64_t>(x.size()) >= m * o.layer->n_in() &&
+                  static_cast<std::int64_t>(o.y.size()) >= m * o.layer->n_out(),
+              "linear: buffers of {} and {} values cannot hold [{}, {}] -> [{}, {}]", x.size(), o.y.size(), m,
+              o.layer->n_in(), m, o.layer->n_out());
+    }
+    quant::visit_block_type(first.weight.dtype(), [&](auto tag) {
+        using Block = typename decltype(tag)::type;
+        quantized_linears<Block>(outputs, x.data(), m, scratch.bytes());
+    });
+    for (const LinearOutput& o : outputs) {
+        if (o.layer->bias.defined()) add_bias(o.layer->bias, m, o.layer->n_out(), o.y.data());
+    }
 }
 
 }  // namespace forge::llm

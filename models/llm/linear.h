@@ -30,4 +30,17 @@ private:
 void linear(const Linear& layer, std::span<const float> x, std::int64_t m, std::span<float> y,
             ActivationScratch& scratch);
 
+// One layer of a linear_shared_input call and where its output goes.
+struct LinearOutput {
+    const Linear* layer;
+    std::span<float> y;
+};
+
+// Several layers over the same x (q, k and v; gate and up), each output as linear() gives
+// it. When the layers share one block format, x is quantized once and all their work goes
+// to the thread pool in one pass: one synchronization instead of one per layer, which
+// matters in decoding (a few hundred layers a token). Otherwise one linear() per layer.
+void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const float> x, std::int64_t m,
+                         ActivationScratch& scratch);
+
 }  // namespace forge::llm

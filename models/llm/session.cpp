@@ -125,9 +125,8 @@ void Session::embed(std::span<const std::int32_t> tokens) {
 void Session::attention_block(std::int64_t layer, std::int64_t n) {
     const BlockWeights& w = model_.weights().blocks[sz(layer)];
     rmsnorm_rows(x_, xn_, n, h_.n_embd, w.attn_norm, h_.rms_eps);
-    linear(w.wq, xn_, n, q_, act_scratch_);
-    linear(w.wk, xn_, n, k_, act_scratch_);
-    linear(w.wv, xn_, n, v_, act_scratch_);
+    const LinearOutput qkv[] = {{&w.wq, q_}, {&w.wk, k_}, {&w.wv, v_}};
+    linear_shared_input(qkv, xn_, n, act_scratch_);
     if (h_.qk_norm) {  // qwen3 normalizes every head of q and k on its own
         rmsnorm_rows(q_, q_, n * h_.n_head, h_.head_dim, w.q_norm, h_.rms_eps);
         rmsnorm_rows(k_, k_, n * h_.n_head_kv, h_.head_dim, w.k_norm, h_.rms_eps);
@@ -144,8 +143,8 @@ void Session::attention_block(std::int64_t layer, std::int64_t n) {
 void Session::feed_forward_block(std::int64_t layer, std::int64_t n) {
     const BlockWeights& w = model_.weights().blocks[sz(layer)];
     rmsnorm_rows(x_, xn_, n, h_.n_embd, w.ffn_norm, h_.rms_eps);
-    linear(w.ffn_gate, xn_, n, gate_, act_scratch_);
-    linear(w.ffn_up, xn_, n, up_, act_scratch_);
+    const LinearOutput gate_up[] = {{&w.ffn_gate, gate_}, {&w.ffn_up, up_}};
+    linear_shared_input(gate_up, xn_, n, act_scratch_);
     ThreadPool::global().parallel_for(n, 8, [&](std::int64_t begin, std::int64_t end) {
         const auto span = std::span(gate_).subspan(sz(begin * h_.n_ff), sz((end - begin) * h_.n_ff));
         const auto up = std::span(up_).subspan(sz(begin * h_.n_ff), span.size());
