@@ -3,81 +3,132 @@
 #include "kernels/simd/widen.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace forge::kernels::simd {
 namespace {
 
 constexpr std::size_t kLanes = static_cast<std::size_t>(kFloatLanes);
-constexpr std::size_t kRowsAtOnce = 4;  // independent dot products in flight per q load
+constexpr std::size_t kMaxQueries = 4;  // queries sharing one pass over the cached rows
 
-// Dot products of q with kRowsAtOnce rows (or fewer), whole batches first, then the tail.
-template <typename Element, std::size_t Rows>
-void dot_some_rows(std::span<const float> q, const Element* first_row, std::size_t stride, float* scores) {
-    FloatBatch acc[Rows];
-    for (auto& a : acc) a = FloatBatch(0.0f);
-    const std::size_t whole = q.size() / kLanes * kLanes;
+// Call visit(integral_constant<Q>, first) for the queries in groups of at most kMaxQueries, so
+// that each group's count is a compile-time constant (its accumulators stay in registers).
+template <typename Visit>
+void in_query_groups(std::size_t n_q, Visit visit) {
+    for (std::size_t first = 0; first < n_q; first += kMaxQueries) {
+        switch (std::min(kMaxQueries, n_q - first)) {
+            case 1: visit(std::integral_constant<std::size_t, 1>{}, first); break;
+            case 2: visit(std::integral_constant<std::size_t, 2>{}, first); break;
+            case 3: visit(std::integral_constant<std::size_t, 3>{}, first); break;
+            default: visit(std::integral_constant<std::size_t, 4>{}, first); break;
+        }
+    }
+}
+
+// Q queries against R rows: R * Q independent sums, each row widened once per batch.
+template <typename Element, std::size_t Q, std::size_t R>
+void dot_tile(const float* q, std::size_t dim, const Element* first_row, std::size_t stride, float* scores,
+              std::size_t n_keys) {
+    FloatBatch acc[R][Q];
+    for (auto& row : acc) {
+        for (auto& a : row) a = FloatBatch(0.0f);
+    }
+    const std::size_t whole = dim / kLanes * kLanes;
     for (std::size_t d = 0; d < whole; d += kLanes) {
-        const FloatBatch qd = FloatBatch::load_unaligned(q.data() + d);
-        for (std::size_t r = 0; r < Rows; ++r) acc[r] = xsimd::fma(qd, load_widened(first_row + r * stride + d), acc[r]);
+        FloatBatch qd[Q];
+        for (std::size_t i = 0; i < Q; ++i) qd[i] = FloatBatch::load_unaligned(q + i * dim + d);
+        for (std::size_t r = 0; r < R; ++r) {
+            const FloatBatch k = load_widened(first_row + r * stride + d);
+            for (std::size_t i = 0; i < Q; ++i) acc[r][i] = xsimd::fma(qd[i], k, acc[r][i]);
+        }
     }
-    for (std::size_t r = 0; r < Rows; ++r) {
-        float sum = xsimd::hadd(acc[r]);
-        for (std::size_t d = whole; d < q.size(); ++d) sum += q[d] * widen(first_row[r * stride + d]);
-        scores[r] = sum;
+    for (std::size_t r = 0; r < R; ++r) {
+        for (std::size_t i = 0; i < Q; ++i) {
+            float sum = xsimd::hadd(acc[r][i]);
+            for (std::size_t d = whole; d < dim; ++d) sum += q[i * dim + d] * widen(first_row[r * stride + d]);
+            scores[i * n_keys + r] = sum;
+        }
     }
 }
 
-}  // namespace
-
-template <typename Element>
-void kv_dot_rows(std::span<const float> q, std::span<const Element> rows, std::size_t stride,
-                 std::span<float> scores) noexcept {
+template <typename Element, std::size_t Q>
+void dot_queries(const float* q, std::size_t dim, const Element* rows, std::size_t stride, float* scores,
+                 std::size_t n_keys) {
+    constexpr std::size_t R = Q <= 2 ? 4 : 2;  // at least 4 sums in flight
     std::size_t j = 0;
-    for (; j + kRowsAtOnce <= scores.size(); j += kRowsAtOnce) {
-        dot_some_rows<Element, kRowsAtOnce>(q, rows.data() + j * stride, stride, scores.data() + j);
-    }
-    for (; j < scores.size(); ++j) dot_some_rows<Element, 1>(q, rows.data() + j * stride, stride, scores.data() + j);
+    for (; j + R <= n_keys; j += R) dot_tile<Element, Q, R>(q, dim, rows + j * stride, stride, scores + j, n_keys);
+    for (; j < n_keys; ++j) dot_tile<Element, Q, 1>(q, dim, rows + j * stride, stride, scores + j, n_keys);
 }
 
-namespace {
-
-// out[d0, d0 + Batches * kLanes) += sum_j weights[j] * row_j, the sums held in registers.
-template <typename Element, std::size_t Batches>
-void accumulate_block(std::span<const float> weights, const Element* rows, std::size_t stride, float* out) {
-    FloatBatch acc[Batches];
-    for (std::size_t b = 0; b < Batches; ++b) acc[b] = FloatBatch::load_unaligned(out + b * kLanes);
-    for (std::size_t j = 0; j < weights.size(); ++j) {
-        const FloatBatch w(weights[j]);
-        const Element* row = rows + j * stride;
-        for (std::size_t b = 0; b < Batches; ++b) acc[b] = xsimd::fma(w, load_widened(row + b * kLanes), acc[b]);
+// out[i * dim + (0 .. B * kLanes)] += sum_j weights[i * n_keys + j] * row_j for Q queries, the
+// sums held in registers while the rows stream by.
+template <typename Element, std::size_t Q, std::size_t B>
+void accumulate_block(const float* weights, std::size_t n_keys, const Element* rows, std::size_t stride, float* out,
+                      std::size_t dim) {
+    FloatBatch acc[Q][B];
+    for (std::size_t i = 0; i < Q; ++i) {
+        for (std::size_t b = 0; b < B; ++b) acc[i][b] = FloatBatch::load_unaligned(out + i * dim + b * kLanes);
     }
-    for (std::size_t b = 0; b < Batches; ++b) acc[b].store_unaligned(out + b * kLanes);
+    for (std::size_t j = 0; j < n_keys; ++j) {
+        FloatBatch v[B];
+        for (std::size_t b = 0; b < B; ++b) v[b] = load_widened(rows + j * stride + b * kLanes);
+        for (std::size_t i = 0; i < Q; ++i) {
+            const FloatBatch w(weights[i * n_keys + j]);
+            for (std::size_t b = 0; b < B; ++b) acc[i][b] = xsimd::fma(w, v[b], acc[i][b]);
+        }
+    }
+    for (std::size_t i = 0; i < Q; ++i) {
+        for (std::size_t b = 0; b < B; ++b) acc[i][b].store_unaligned(out + i * dim + b * kLanes);
+    }
+}
+
+template <typename Element, std::size_t Q>
+void accumulate_queries(const float* weights, std::size_t n_keys, const Element* rows, std::size_t stride,
+                        float* out, std::size_t dim) {
+    constexpr std::size_t B = Q <= 2 ? 4 : 2;
+    std::size_t d = 0;
+    for (; d + B * kLanes <= dim; d += B * kLanes) {
+        accumulate_block<Element, Q, B>(weights, n_keys, rows + d, stride, out + d, dim);
+    }
+    for (; d + kLanes <= dim; d += kLanes) accumulate_block<Element, Q, 1>(weights, n_keys, rows + d, stride, out + d, dim);
+    for (; d < dim; ++d) {
+        for (std::size_t i = 0; i < Q; ++i) {
+            float sum = out[i * dim + d];
+            for (std::size_t j = 0; j < n_keys; ++j) sum += weights[i * n_keys + j] * widen(rows[j * stride + d]);
+            out[i * dim + d] = sum;
+        }
+    }
 }
 
 }  // namespace
 
 template <typename Element>
-void kv_accumulate_rows(std::span<const float> weights, std::span<const Element> rows, std::size_t stride,
-                        std::span<float> out) noexcept {
-    constexpr std::size_t kBlock = 4;  // batches of out kept in registers while the rows stream by
-    std::size_t d = 0;
-    for (; d + kBlock * kLanes <= out.size(); d += kBlock * kLanes) {
-        accumulate_block<Element, kBlock>(weights, rows.data() + d, stride, out.data() + d);
-    }
-    for (; d + kLanes <= out.size(); d += kLanes) accumulate_block<Element, 1>(weights, rows.data() + d, stride, out.data() + d);
-    for (; d < out.size(); ++d) {
-        float sum = out[d];
-        for (std::size_t j = 0; j < weights.size(); ++j) sum += weights[j] * widen(rows[j * stride + d]);
-        out[d] = sum;
-    }
+void kv_dot_rows(std::span<const float> q, std::size_t dim, std::span<const Element> rows, std::size_t stride,
+                 std::span<float> scores) noexcept {
+    const std::size_t n_q = q.size() / dim, n_keys = scores.size() / n_q;
+    in_query_groups(n_q, [&](auto queries, std::size_t first) {
+        dot_queries<Element, decltype(queries)::value>(q.data() + first * dim, dim, rows.data(), stride,
+                                                       scores.data() + first * n_keys, n_keys);
+    });
 }
 
-template void kv_dot_rows<float>(std::span<const float>, std::span<const float>, std::size_t, std::span<float>) noexcept;
-template void kv_dot_rows<std::uint16_t>(std::span<const float>, std::span<const std::uint16_t>, std::size_t,
-                                         std::span<float>) noexcept;
-template void kv_accumulate_rows<float>(std::span<const float>, std::span<const float>, std::size_t,
+template <typename Element>
+void kv_accumulate_rows(std::span<const float> weights, std::size_t dim, std::span<const Element> rows,
+                        std::size_t stride, std::span<float> out) noexcept {
+    const std::size_t n_q = out.size() / dim, n_keys = weights.size() / n_q;
+    in_query_groups(n_q, [&](auto queries, std::size_t first) {
+        accumulate_queries<Element, decltype(queries)::value>(weights.data() + first * n_keys, n_keys, rows.data(),
+                                                              stride, out.data() + first * dim, dim);
+    });
+}
+
+template void kv_dot_rows<float>(std::span<const float>, std::size_t, std::span<const float>, std::size_t,
+                                 std::span<float>) noexcept;
+template void kv_dot_rows<std::uint16_t>(std::span<const float>, std::size_t, std::span<const std::uint16_t>,
+                                         std::size_t, std::span<float>) noexcept;
+template void kv_accumulate_rows<float>(std::span<const float>, std::size_t, std::span<const float>, std::size_t,
                                         std::span<float>) noexcept;
-template void kv_accumulate_rows<std::uint16_t>(std::span<const float>, std::span<const std::uint16_t>, std::size_t,
-                                                std::span<float>) noexcept;
+template void kv_accumulate_rows<std::uint16_t>(std::span<const float>, std::size_t, std::span<const std::uint16_t>,
+                                                std::size_t, std::span<float>) noexcept;
 
 }  // namespace forge::kernels::simd

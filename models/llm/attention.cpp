@@ -14,29 +14,33 @@ namespace {
 
 using Part = KvCache::Part;
 
-// softmax(q·k / sqrt(head_dim)) over the visible keys (one per entry of `scores`), then the
-// weighted sum of their values. The cache is read in place, f16 widened inside the kernels.
+// The query heads that share one kv head (q and out: n_q heads of `dim` values, one after the
+// other), over n_keys visible positions: per query softmax(q·k / sqrt(dim)), then the weighted
+// sum of the values. `scores` holds [n_q, n_keys]. The cache is read in place, each row
+// widened once for the whole group inside the kernels.
 template <typename Element>
-void attend(std::span<const float> q, std::span<const Element> keys, std::span<const Element> values,
-            std::size_t stride, std::span<float> scores, std::span<float> out) {
-    const float scale = 1.0f / std::sqrt(static_cast<float>(q.size()));
-    kernels::active::kv_dot_rows(q, keys, stride, scores);
-    kernels::active::softmax(scores, scale, scores.size(), scores);
+void attend_group(std::span<const float> q, std::size_t dim, std::span<const Element> keys,
+                  std::span<const Element> values, std::size_t stride, std::span<float> scores, std::span<float> out) {
+    const std::size_t n_keys = scores.size() / (q.size() / dim);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(dim));
+    kernels::active::kv_dot_rows(q, dim, keys, stride, scores);
+    for (std::size_t at = 0; at < scores.size(); at += n_keys) {
+        const auto row = scores.subspan(at, n_keys);
+        kernels::active::softmax(row, scale, n_keys, row);
+    }
     std::fill(out.begin(), out.end(), 0.0f);
-    kernels::active::kv_accumulate_rows(std::span<const float>(scores), values, stride, out);
+    kernels::active::kv_accumulate_rows(std::span<const float>(scores), dim, values, stride, out);
 }
 
-// One query head of one token.
-void attend_one(const KvCache& cache, std::int64_t layer, const AttentionShape& s, std::int64_t head,
-                std::span<const float> q, std::span<float> out, std::span<float> scores) {
-    const std::int64_t kv_head = head / (s.n_head / s.n_head_kv);
+void attend_kv_head(const KvCache& cache, std::int64_t layer, std::int64_t kv_head, std::size_t dim,
+                    std::span<const float> q, std::span<float> out, std::span<float> scores) {
     const auto stride = static_cast<std::size_t>(cache.kv_width());
     if (cache.type() == KvType::F32) {
-        attend(q, cache.head_rows_f32(layer, Part::Keys, kv_head), cache.head_rows_f32(layer, Part::Values, kv_head),
-               stride, scores, out);
+        attend_group(q, dim, cache.head_rows_f32(layer, Part::Keys, kv_head),
+                     cache.head_rows_f32(layer, Part::Values, kv_head), stride, scores, out);
     } else {
-        attend(q, cache.head_rows_f16(layer, Part::Keys, kv_head), cache.head_rows_f16(layer, Part::Values, kv_head),
-               stride, scores, out);
+        attend_group(q, dim, cache.head_rows_f16(layer, Part::Keys, kv_head),
+                     cache.head_rows_f16(layer, Part::Values, kv_head), stride, scores, out);
     }
 }
 
@@ -45,17 +49,19 @@ void attend_one(const KvCache& cache, std::int64_t layer, const AttentionShape& 
 void attention(const KvCache& cache, std::int64_t layer, const AttentionShape& s, std::span<const float> q,
                std::span<float> out, AttentionScratch& scratch) {
     const std::int64_t width = s.n_head * s.head_dim;
-    const std::int64_t n_tasks = s.n_tokens * s.n_head;
+    const std::int64_t group = s.n_head / s.n_head_kv;  // query heads h*group .. h*group+group-1 read kv head h
+    const std::int64_t n_tasks = s.n_tokens * s.n_head_kv;
     const int slots = static_cast<int>(std::min<std::int64_t>(scratch.slots(), n_tasks));
-    // Each slot owns a row of scores and takes every slots-th (token, head): later tokens see
-    // more keys, so interleaving keeps the slots' work even.
+    const auto dim = static_cast<std::size_t>(s.head_dim);
+    const auto group_values = static_cast<std::size_t>(group * s.head_dim);
+    // Each slot owns a scores buffer and takes every slots-th (token, kv head): later tokens
+    // see more keys, so interleaving keeps the slots' work even.
     ThreadPool::global().run(slots, [&](std::int64_t slot) {
         for (std::int64_t task = slot; task < n_tasks; task += slots) {
-            const std::int64_t token = task / s.n_head, head = task % s.n_head;
-            const auto at = static_cast<std::size_t>(token * width + head * s.head_dim);
-            const auto dim = static_cast<std::size_t>(s.head_dim);
-            attend_one(cache, layer, s, head, q.subspan(at, dim), std::span(out).subspan(at, dim),
-                       scratch.scores(static_cast<int>(slot), s.pos0 + token + 1));
+            const std::int64_t token = task / s.n_head_kv, kv_head = task % s.n_head_kv;
+            const auto at = static_cast<std::size_t>(token * width + kv_head * group * s.head_dim);
+            attend_kv_head(cache, layer, kv_head, dim, q.subspan(at, group_values), std::span(out).subspan(at, group_values),
+                         scratch.scores(static_cast<int>(slot), group * (s.pos0 + token + 1)));
         }
     });
 }

@@ -18,19 +18,20 @@ struct AttentionShape {
     std::int64_t head_dim;
 };
 
-// Room for one query's scores over the whole context in each of `slots` parallel lanes of
-// work, made once per session so that attention never allocates.
+// Room for the scores of `queries` queries (one kv head's group) over the whole context in
+// each of `slots` parallel lanes of work, made once per session so that attention never
+// allocates.
 class AttentionScratch {
 public:
-    AttentionScratch(std::int64_t n_ctx, int slots)
-        : n_ctx_(static_cast<std::size_t>(n_ctx)), slots_(slots), scores_(n_ctx_ * static_cast<std::size_t>(slots)) {}
+    AttentionScratch(std::int64_t n_ctx, std::int64_t queries, int slots)
+        : per_slot_(static_cast<std::size_t>(n_ctx * queries)), slots_(slots), scores_(per_slot_ * static_cast<std::size_t>(slots)) {}
     int slots() const { return slots_; }
     std::span<float> scores(int slot, std::int64_t n) {
-        return std::span(scores_).subspan(static_cast<std::size_t>(slot) * n_ctx_, static_cast<std::size_t>(n));
+        return std::span(scores_).subspan(static_cast<std::size_t>(slot) * per_slot_, static_cast<std::size_t>(n));
     }
 
 private:
-    std::size_t n_ctx_;
+    std::size_t per_slot_;
     int slots_;
     std::vector<float> scores_;
 };

@@ -49,7 +49,7 @@ Session::Session(const Model& model, const SessionOptions& options)
       n_batch_(std::max<std::int64_t>(1, std::min(options.n_batch, options.n_ctx))),
       cache_(h_.n_layer, options.n_ctx, h_.n_head_kv, h_.head_dim, options.kv_type),
       act_scratch_(n_batch_, std::max({h_.n_embd, h_.q_width(), h_.n_ff})),
-      attention_scratch_(options.n_ctx, ThreadPool::global().size()) {
+      attention_scratch_(options.n_ctx, h_.group_size(), ThreadPool::global().size()) {
     const auto batch = [&](std::int64_t width) { return std::vector<float>(sz(n_batch_ * width)); };
     x_ = batch(h_.n_embd);
     xn_ = batch(h_.n_embd);

@@ -1,5 +1,6 @@
 // The simd KV-cache attention loops against the scalar ones (simd builds only): head sizes
-// around every vector width, row counts around the simd kernel's four-row groups, f32 and f16.
+// around every vector width, row counts around the simd kernel's row tiles, 1 to 9 queries
+// per kv head (the kernel's groups of up to 4 and their remainders), f32 and f16.
 #include "kernels/half.h"
 #include "kernels/kv_attention.h"
 
@@ -19,19 +20,22 @@ std::vector<std::uint16_t> to_f16(const std::vector<float>& x) {
 
 template <typename Element>
 void expect_simd_matches_scalar(const std::vector<Element>& rows, std::size_t dim, std::size_t stride,
-                                std::size_t count, std::uint32_t seed) {
-    const auto q = uniform(dim, -1, 1, seed);
-    std::vector<float> want(count), got(count);
-    scalar::kv_dot_rows<Element>(q, rows, stride, want);
-    simd::kv_dot_rows<Element>(q, rows, stride, got);
-    for (std::size_t j = 0; j < count; ++j) ASSERT_TRUE(close(got[j], want[j], 1e-5, 1e-5)) << "dim " << dim << " row " << j;
+                                std::size_t count, std::size_t n_q, std::uint32_t seed) {
+    const auto q = uniform(n_q * dim, -1, 1, seed);
+    std::vector<float> want(n_q * count), got(n_q * count);
+    scalar::kv_dot_rows<Element>(q, dim, rows, stride, want);
+    simd::kv_dot_rows<Element>(q, dim, rows, stride, got);
+    for (std::size_t j = 0; j < want.size(); ++j) {
+        ASSERT_TRUE(close(got[j], want[j], 1e-5, 1e-5)) << "dim " << dim << " queries " << n_q << " score " << j;
+    }
 
-    const auto weights = uniform(count, 0, 1, seed + 1);
-    std::vector<float> want_out = uniform(dim, -1, 1, seed + 2), got_out = want_out;
-    scalar::kv_accumulate_rows<Element>(weights, rows, stride, want_out);
-    simd::kv_accumulate_rows<Element>(weights, rows, stride, got_out);
-    for (std::size_t d = 0; d < dim; ++d) {
-        ASSERT_TRUE(close(got_out[d], want_out[d], 1e-5, 1e-5)) << "dim " << dim << " count " << count << " d " << d;
+    const auto weights = uniform(n_q * count, 0, 1, seed + 1);
+    std::vector<float> want_out = uniform(n_q * dim, -1, 1, seed + 2), got_out = want_out;
+    scalar::kv_accumulate_rows<Element>(weights, dim, rows, stride, want_out);
+    simd::kv_accumulate_rows<Element>(weights, dim, rows, stride, got_out);
+    for (std::size_t d = 0; d < want_out.size(); ++d) {
+        ASSERT_TRUE(close(got_out[d], want_out[d], 1e-5, 1e-5))
+            << "dim " << dim << " count " << count << " queries " << n_q << " out " << d;
     }
 }
 
@@ -41,8 +45,10 @@ TEST(KvAttentionSimd, MatchesScalar) {
             const std::size_t stride = 2 * dim + 3;  // one head of a wider, oddly sized row
             const auto seed = static_cast<std::uint32_t>(dim * 100 + count);
             const auto values = uniform(count * stride, -1, 1, seed);
-            expect_simd_matches_scalar(values, dim, stride, count, seed + 10);
-            expect_simd_matches_scalar(to_f16(values), dim, stride, count, seed + 20);
+            for (std::size_t n_q : {1, 2, 3, 4, 5, 9}) {
+                expect_simd_matches_scalar(values, dim, stride, count, n_q, seed + 10);
+                expect_simd_matches_scalar(to_f16(values), dim, stride, count, n_q, seed + 20);
+            }
         }
     }
 }
