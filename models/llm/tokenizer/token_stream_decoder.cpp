@@ -12,7 +12,9 @@ std::string TokenStreamDecoder::push(std::int32_t id) {
 std::string TokenStreamDecoder::push_bytes(std::string_view bytes) {
     pending_.append(bytes);
     const std::size_t keep = utf8::incomplete_tail(pending_);
-    std::string ready = pending_.substr(0, pending_.size() - keep);
+    // A sequence broken in the middle (a lead byte followed by ASCII, a stray continuation
+    // byte) will never complete: it is printed as U+FFFD, so every chunk is valid UTF-8.
+    std::string ready = utf8::sanitize(std::string_view(pending_).substr(0, pending_.size() - keep));
     pending_.erase(0, pending_.size() - keep);
     return ready;
 }

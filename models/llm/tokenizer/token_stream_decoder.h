@@ -1,7 +1,8 @@
 // Streaming detokenization: a token can end in the middle of a UTF-8 character (byte-level
 // BPE splits rare characters and emoji into byte tokens; SentencePiece emits <0xXX> bytes),
 // so printing each piece as it comes would print broken characters. The decoder holds back
-// an incomplete trailing UTF-8 sequence until the bytes that finish it arrive.
+// an incomplete trailing UTF-8 sequence until the bytes that finish it arrive, and prints a
+// sequence that can never complete as U+FFFD.
 #pragma once
 
 #include <cstdint>

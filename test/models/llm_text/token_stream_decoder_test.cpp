@@ -45,6 +45,15 @@ TEST(TokenStreamDecoder, FlushReplacesATruncatedCharacter) {
     EXPECT_EQ(decoder.flush(), "");
 }
 
+// A lead byte followed by ASCII can never complete: it must not reach the terminal raw.
+TEST(TokenStreamDecoder, BrokenSequenceBecomesReplacementCharacter) {
+    TokenStreamDecoder decoder;
+    EXPECT_EQ(decoder.push_bytes("\xF4"), "");
+    EXPECT_EQ(decoder.push_bytes(" ok"), "\xEF\xBF\xBD ok");
+    EXPECT_EQ(decoder.push_bytes("\x80x"), "\xEF\xBF\xBDx");  // a stray continuation byte
+    EXPECT_EQ(decoder.flush(), "");
+}
+
 // Real byte tokens: Qwen3 splits rare CJK characters and ZWJ emoji into byte-level pieces
 // that end mid-character; every chunk the decoder prints must be valid UTF-8 on its own.
 TEST(TokenStreamDecoder, EveryChunkIsValidUtf8WithRealTokens) {
