@@ -7,42 +7,17 @@
 // (ggml-cpu/arch/x86/quants.c, MIT).
 #include "kernels/quant_dot.h"
 #include "kernels/simd/quant_lanes.h"
+#include "kernels/simd/quant_lanes_avx2.h"
 
 #include <cstring>
 
-#if defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-#endif
-
 namespace forge::kernels::simd {
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(FORGE_QUANT_LANES_AVX2)
 
 namespace {
 
-float half(f16_bits h) { return _cvtsh_ss(h); }
-
-// Σ over each group of four of u[i] * s[i] (u unsigned bytes up to 128, s signed bytes):
-// eight int32 lanes, lane k covering bytes 4k..4k+3. Exact: with |u| ≤ 128 and |s| ≤ 128 the
-// 16-bit pair sums of vpmaddubsw cannot saturate.
-inline __m256i dot_groups(__m256i u, __m256i s) {
-#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
-    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s);
-#else
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
-#endif
-}
-
-// The block's int32 lanes, as f32, times its scale product, added to the accumulator.
-inline __m256 accumulate(__m256 acc, __m256i lanes, float scale) {
-    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(lanes), _mm256_set1_ps(scale), acc);
-}
-
-inline float sum_lanes(__m256 v) {
-    const __m128 sum4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    const __m128 sum2 = _mm_add_ps(sum4, _mm_movehl_ps(sum4, sum4));
-    return _mm_cvtss_f32(_mm_add_ss(sum2, _mm_movehdup_ps(sum2)));
-}
+using namespace lanes256;
 
 // Decoding streams each weight row once from memory: asking for the bytes 1 KiB ahead (the
 // next rows, past a row's end) keeps more loads in flight than the hardware prefetcher
@@ -57,15 +32,20 @@ inline void prefetch_ahead(const Block* b) {
     }
 }
 
-inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-
-// The 32 nibbles of 16 bytes, low nibbles first (elements 0..15), then high (16..31).
-inline __m256i unpack_nibbles_16(const std::uint8_t* qs) {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
-    const __m128i mask = _mm_set1_epi8(0x0F);
-    const __m128i low = _mm_and_si128(bytes, mask);
-    const __m128i high = _mm_and_si128(_mm_srli_epi16(bytes, 4), mask);
-    return _mm256_set_m128i(high, low);
+// One 64-element chunk of a Q4_K / Q5_K block: `low` and `high` hold the quants of sub-blocks
+// 2c and 2c + 1; their products with the activations go into isum times each sub-block's
+// scale, and the activations' sums times its min into imin.
+inline void add_k4_chunk(__m256i low, __m256i high, const BlockQ8_K& a, int chunk,
+                         const std::array<std::uint8_t, 12>& scales, __m256i& isum, __m256i& imin) {
+    const __m256i ones = _mm256_set1_epi8(1);
+    const __m256i a0 = load32(a.qs.data() + 64 * chunk);
+    const __m256i a1 = load32(a.qs.data() + 64 * chunk + 32);
+    const auto s0 = unpack_scale_min_k4(2 * chunk, scales);
+    const auto s1 = unpack_scale_min_k4(2 * chunk + 1, scales);
+    isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(low, a0), _mm256_set1_epi32(s0.scale)));
+    isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(high, a1), _mm256_set1_epi32(s1.scale)));
+    imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(ones, a0), _mm256_set1_epi32(s0.min)));
+    imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(ones, a1), _mm256_set1_epi32(s1.min)));
 }
 
 // The 32 bits of a Q5 block's qh as 32 bytes: 0x10 where the bit is set (the quant's bit 4).
@@ -220,14 +200,7 @@ float dot(std::span<const BlockQ5_K> w, std::span<const BlockQ8_K> a) noexcept {
             const __m256i h1 = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * chunk + 1)), one);
             const __m256i low = _mm256_or_si256(_mm256_and_si256(bytes, mask), _mm256_slli_epi16(h0, 4));
             const __m256i high = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask), _mm256_slli_epi16(h1, 4));
-            const __m256i a0 = load32(a[i].qs.data() + 64 * chunk);
-            const __m256i a1 = load32(a[i].qs.data() + 64 * chunk + 32);
-            const auto s0 = unpack_scale_min_k4(2 * chunk, w[i].scales);
-            const auto s1 = unpack_scale_min_k4(2 * chunk + 1, w[i].scales);
-            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(low, a0), _mm256_set1_epi32(s0.scale)));
-            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(high, a1), _mm256_set1_epi32(s1.scale)));
-            imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(one, a0), _mm256_set1_epi32(s0.min)));
-            imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(one, a1), _mm256_set1_epi32(s1.min)));
+            add_k4_chunk(low, high, a[i], chunk, w[i].scales, isum, imin);
         }
         acc = accumulate(acc, isum, a[i].d * half(w[i].d));
         acc_min = accumulate(acc_min, imin, a[i].d * half(w[i].dmin));
@@ -237,7 +210,6 @@ float dot(std::span<const BlockQ5_K> w, std::span<const BlockQ8_K> a) noexcept {
 
 float dot(std::span<const BlockQ4_K> w, std::span<const BlockQ8_K> a) noexcept {
     const __m256i mask = _mm256_set1_epi8(0x0F);
-    const __m256i ones = _mm256_set1_epi8(1);
     __m256 acc = _mm256_setzero_ps();
     __m256 acc_min = _mm256_setzero_ps();
     for (std::size_t i = 0; i < w.size(); ++i) {
@@ -248,14 +220,7 @@ float dot(std::span<const BlockQ4_K> w, std::span<const BlockQ8_K> a) noexcept {
             const __m256i bytes = load32(w[i].qs.data() + 32 * chunk);
             const __m256i low = _mm256_and_si256(bytes, mask);
             const __m256i high = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
-            const __m256i a0 = load32(a[i].qs.data() + 64 * chunk);
-            const __m256i a1 = load32(a[i].qs.data() + 64 * chunk + 32);
-            const auto s0 = unpack_scale_min_k4(2 * chunk, w[i].scales);
-            const auto s1 = unpack_scale_min_k4(2 * chunk + 1, w[i].scales);
-            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(low, a0), _mm256_set1_epi32(s0.scale)));
-            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(dot_groups(high, a1), _mm256_set1_epi32(s1.scale)));
-            imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(ones, a0), _mm256_set1_epi32(s0.min)));
-            imin = _mm256_add_epi32(imin, _mm256_mullo_epi32(dot_groups(ones, a1), _mm256_set1_epi32(s1.min)));
+            add_k4_chunk(low, high, a[i], chunk, w[i].scales, isum, imin);
         }
         acc = accumulate(acc, isum, a[i].d * half(w[i].d));
         acc_min = accumulate(acc_min, imin, a[i].d * half(w[i].dmin));

@@ -9,17 +9,9 @@
 #include "kernels/quant_dot.h"
 #include "kernels/quant_dot_mxfp4.h"
 
-#include <cstring>
+#include "kernels/simd/quant_lanes_avx2.h"
 
-#if defined(__AVX2__)
-// g++ 12 reports a false "may be used uninitialized" inside AVX-512 intrinsics (their undefined
-// pass-through operand); the diagnostic is located in the header, so it is silenced only there.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-#endif
+#include <cstring>
 
 // Where the build targets AVX-512 BW and VNNI, TQ2_0 takes 64 quants per step (measured: the
 // same for Q2_K and Q3_K was no faster, or slower, on Zen 4, so they stay on 256 bits).
@@ -29,23 +21,13 @@
 
 namespace forge::kernels::simd {
 
-#if defined(__AVX2__)
+#if defined(FORGE_QUANT_LANES_AVX2)
 
 namespace {
 
-inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-inline __m128i load16(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+using namespace lanes256;
 
-// acc + Σ over each group of four of u[i] * s[i] (u unsigned, s signed bytes): eight int32
-// lanes. Exact when every pair u[2i] s[2i] + u[2i+1] s[2i+1] fits in int16 (vpmaddubsw
-// saturates there); all callers keep |u| small enough.
-inline __m256i add_dot_groups(__m256i acc, __m256i u, __m256i s) {
-#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
-    return _mm256_dpbusd_epi32(acc, u, s);
-#else
-    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
-#endif
-}
+inline __m128i load16(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
 
 // Σ over each pair of u[i] * s[i] times the pair's 16-bit scale: the sub-block scale is applied
 // to int16 pair sums (vpmaddwd), giving eight int32 lanes.
@@ -59,23 +41,7 @@ inline __m256i signed_pairs(__m256i w, __m256i s) {
     return _mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(s, w));
 }
 inline __m256i signed_dot_groups(__m256i w, __m256i s) {
-    return add_dot_groups(_mm256_setzero_si256(), _mm256_abs_epi8(w), _mm256_sign_epi8(s, w));
-}
-
-// An f16 scale as f32 with F16C (the same value as f16_to_f32, in one instruction).
-inline float f16c_half(f16_bits h) { return _cvtsh_ss(h); }
-
-inline float horizontal_sum(__m256 v) {
-    const __m128 sum4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    const __m128 sum2 = _mm_add_ps(sum4, _mm_movehl_ps(sum4, sum4));
-    return _mm_cvtss_f32(_mm_add_ss(sum2, _mm_movehdup_ps(sum2)));
-}
-
-// The lane-wise float step (kernels/quant_dot.h): a block's int32 lanes, as f32, times the
-// block's scale product, added to (or, with a negative scale, subtracted from) the
-// accumulator; the lanes are summed once per row.
-inline __m256 add_block(__m256 acc, __m256i lanes, float scale) {
-    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(lanes), _mm256_set1_ps(scale), acc);
+    return dot_groups(_mm256_abs_epi8(w), _mm256_sign_epi8(s, w));
 }
 
 // Σ a per int32 lane from Q8_K's bsums (the sums of each 16 quants, which the quantizer
@@ -87,13 +53,6 @@ inline __m256i activation_sums(const BlockQ8_K& a) {
 // Bits (shift .. shift+1) of each byte, as values 0..3.
 inline __m256i two_bits(__m256i bytes, int shift) {
     return _mm256_and_si256(_mm256_srl_epi16(bytes, _mm_cvtsi32_si128(shift)), _mm256_set1_epi8(3));
-}
-
-// 16 bytes of 4-bit indices as 32 bytes: low nibbles first (elements 0..15), then high (16..31).
-inline __m256i unpack_nibbles_16(const std::uint8_t* qs) {
-    const __m128i bytes = load16(qs);
-    const __m128i mask = _mm_set1_epi8(0x0F);
-    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), mask), _mm_and_si128(bytes, mask));
 }
 
 // The 16-element K-quants (Q2_K, Q3_K) take their weights 32 at a time: bytes l of the 32-byte
@@ -154,10 +113,10 @@ float dot(std::span<const BlockQ2_K> w, std::span<const BlockQ8_K> a) noexcept {
         // Σ_j min_j Σa_j: the sixteen mins times the sixteen bsums, pairwise into int32 lanes.
         const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), nibble));
         const __m256i imin = _mm256_madd_epi16(mins16, load32(a[i].bsums.data()));
-        acc = add_block(acc, isum, a[i].d * f16c_half(w[i].d));
-        acc = add_block(acc, imin, -(a[i].d * f16c_half(w[i].dmin)));
+        acc = accumulate(acc, isum, a[i].d * half(w[i].d));
+        acc = accumulate(acc, imin, -(a[i].d * half(w[i].dmin)));
     }
-    return horizontal_sum(acc);
+    return sum_lanes(acc);
 }
 
 // ---- Q3_K: x = d * (s_j - 32) * (q - 4), q = 2 low bits + hmask bit --------------------------
@@ -214,8 +173,8 @@ inline __m256i q3_k_scaled_sums(const BlockQ3_K& w, const BlockQ8_K& a) {
 
 float dot(std::span<const BlockQ3_K> w, std::span<const BlockQ8_K> a) noexcept {
     __m256 acc = _mm256_setzero_ps();
-    for (std::size_t i = 0; i < w.size(); ++i) acc = add_block(acc, q3_k_scaled_sums(w[i], a[i]), a[i].d * f16c_half(w[i].d));
-    return horizontal_sum(acc);
+    for (std::size_t i = 0; i < w.size(); ++i) acc = accumulate(acc, q3_k_scaled_sums(w[i], a[i]), a[i].d * half(w[i].d));
+    return sum_lanes(acc);
 }
 
 // ---- IQ4_NL and MXFP4 (Q8_0 activations): 32-element blocks of 4-bit table indices -----------
@@ -235,7 +194,7 @@ float table_dot(std::span<const Block> w, std::span<const BlockQ8_0> a, const st
                 WeightScale weight_scale) {
     auto block = [&](std::size_t i, __m256 acc) {
         const __m256i lanes = signed_dot_groups(table_levels(w[i].qs.data(), table), load32(a[i].qs.data()));
-        return add_block(acc, lanes, weight_scale(w[i]) * f16c_half(a[i].d));
+        return accumulate(acc, lanes, weight_scale(w[i]) * half(a[i].d));
     };
     __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
     std::size_t i = 0;
@@ -244,13 +203,13 @@ float table_dot(std::span<const Block> w, std::span<const BlockQ8_0> a, const st
         odd = block(i + 1, odd);
     }
     if (i < w.size()) even = block(i, even);
-    return horizontal_sum(_mm256_add_ps(even, odd));
+    return sum_lanes(_mm256_add_ps(even, odd));
 }
 
 }  // namespace
 
 float dot(std::span<const BlockIQ4_NL> w, std::span<const BlockQ8_0> a) noexcept {
-    return table_dot(w, a, kIq4nlValues, [](const BlockIQ4_NL& b) { return f16c_half(b.d); });
+    return table_dot(w, a, kIq4nlValues, [](const BlockIQ4_NL& b) { return half(b.d); });
 }
 
 // |level| ≤ 12: the byte products are far from any limit.
@@ -271,9 +230,9 @@ float dot(std::span<const BlockIQ4_XS> w, std::span<const BlockQ8_K> a) noexcept
             const __m256i pairs = signed_pairs(table_levels(b.qs.data() + 16 * j, kIq4nlValues), load32(a[i].qs.data() + 32 * j));
             isum = _mm256_add_epi32(isum, _mm256_madd_epi16(pairs, _mm256_set1_epi16(static_cast<short>(scale))));
         }
-        acc = add_block(acc, isum, a[i].d * f16c_half(b.d));
+        acc = accumulate(acc, isum, a[i].d * half(b.d));
     }
-    return horizontal_sum(acc);
+    return sum_lanes(acc);
 }
 
 // ---- ternary formats: Σ (t - 1) a = Σ t a - Σ a with t in {0, 1, 2} --------------------------
@@ -297,7 +256,7 @@ inline __m256i tq2_0_code_sums(const BlockTQ2_0& w, const BlockQ8_K& a) {
     __m256i sum = _mm256_setzero_si256();
     for (int v = 0; v < 8; ++v) {
         const __m256i t = two_bits(load32(w.qs.data() + 32 * (v / 4)), 2 * (v % 4));
-        sum = add_dot_groups(sum, t, load32(a.qs.data() + 32 * v));
+        sum = dot_groups_onto(sum, t, load32(a.qs.data() + 32 * v));
     }
     return sum;
 }
@@ -309,9 +268,9 @@ float dot(std::span<const BlockTQ2_0> w, std::span<const BlockQ8_K> a) noexcept 
     __m256 acc = _mm256_setzero_ps();
     for (std::size_t i = 0; i < w.size(); ++i) {
         const __m256i lanes = _mm256_sub_epi32(tq2_0_code_sums(w[i], a[i]), activation_sums(a[i]));
-        acc = add_block(acc, lanes, a[i].d * f16c_half(w[i].d));
+        acc = accumulate(acc, lanes, a[i].d * half(w[i].d));
     }
-    return horizontal_sum(acc);
+    return sum_lanes(acc);
 }
 
 namespace {
@@ -337,7 +296,7 @@ float dot(std::span<const BlockTQ1_0> w, std::span<const BlockQ8_K> a) noexcept 
         const std::int8_t* aq = a[i].qs.data();
         __m256i tsum = _mm256_setzero_si256();
         auto add = [&](__m256i scaled_bytes, int offset) {
-            tsum = add_dot_groups(tsum, leading_trit(scaled_bytes), load32(aq + offset));
+            tsum = dot_groups_onto(tsum, leading_trit(scaled_bytes), load32(aq + offset));
         };
         __m256i y = load32(w[i].qs.data());
         for (int n = 0; n < 5; ++n, y = times3(y)) add(y, 32 * n);
@@ -352,9 +311,9 @@ float dot(std::span<const BlockTQ1_0> w, std::span<const BlockQ8_K> a) noexcept 
         const __m256i last = _mm256_blend_epi32(
             _mm256_blend_epi32(_mm256_blend_epi32(_mm256_blend_epi32(x81, x1, 0x10), x3, 0x20), x9, 0x40), x27, 0x80);
         add(last, 224);
-        acc = add_block(acc, _mm256_sub_epi32(tsum, activation_sums(a[i])), a[i].d * f16c_half(w[i].d));
+        acc = accumulate(acc, _mm256_sub_epi32(tsum, activation_sums(a[i])), a[i].d * half(w[i].d));
     }
-    return horizontal_sum(acc);
+    return sum_lanes(acc);
 }
 
 #else  // no AVX2: the scalar kernels are the fast ones too
