@@ -7,17 +7,16 @@
 // exactly what `forge chat --raw -p` prints for the whole conversation rendered so far.
 #include "core/gguf/gguf_file.h"
 #include "core/gguf/gguf_writer.h"
+#include "test/app/forge_binary.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 namespace forge {
@@ -28,40 +27,10 @@ using ::testing::HasSubstr;
 const std::string kModel = std::string(FORGE_LLM_TEST_DATA) + "/qwen3-f32.gguf";
 constexpr const char* kGreedy = " --temp 0 -n 6 --ctx 256";
 
-struct ForgeRun {
-    int status = -1;
-    std::string out, err;
-};
+using test::ForgeRun;
+using test::quoted;
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-// `text` quoted for /bin/sh.
-std::string quoted(const std::string& text) {
-    std::string q = "'";
-    for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-// forge with `args` (quoted already), `input` on stdin; stdout and stderr captured.
-ForgeRun forge(const std::string& args, const std::string& input = "") {
-    // Named by process: another build's copy of this test may run at the same time.
-    const std::string dir = ::testing::TempDir() + "/forge_" + std::to_string(::getpid());
-    const std::string in = dir + "_stdin.txt", out = dir + "_stdout.txt", err = dir + "_stderr.txt";
-    std::ofstream(in, std::ios::binary) << input;
-    const std::string command = std::string(FORGE_EXE) + " " + args + " <" + quoted(in) + " >" + quoted(out) + " 2>" + quoted(err);
-    ForgeRun run;
-    const int raw = std::system(command.c_str());
-    run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    run.out = read_file(out);
-    run.err = read_file(err);
-    for (const std::string& path : {in, out, err}) std::remove(path.c_str());
-    return run;
-}
+ForgeRun forge(const std::string& args, const std::string& input = "") { return test::run_forge(args, input); }
 
 // The answer `forge chat -p` gives to one user message, without its closing newline.
 std::string one_shot_answer(const std::string& user, const std::string& extra = "") {

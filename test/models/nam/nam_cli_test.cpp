@@ -7,17 +7,15 @@
 // - `forge nam run --normalize` with and without a loudness in the model;
 // - `forge nam run default IN OUT` and `forge nam run IN OUT` (the bundled model).
 #include "core/audio/audio_file.h"
+#include "test/app/forge_binary.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 namespace forge {
@@ -30,25 +28,9 @@ namespace fs = std::filesystem;
 
 const fs::path kDir = fs::temp_directory_path() / "forge_nam_cli_test";
 
-struct Result {
-    int status = -1;
-    std::string out, err;
-};
+using Result = test::ForgeRun;
 
-std::string slurp(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-// `env` is prepended (VAR=value ...); stdout and stderr are captured separately.
-Result forge(const std::string& args, const std::string& env = "") {
-    const fs::path out = kDir / "stdout.txt", err = kDir / "stderr.txt";
-    const std::string command = env + " " + FORGE_EXE + " " + args + " >" + out.string() + " 2>" + err.string();
-    const int raw = std::system(command.c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-}
+Result forge(const std::string& args, const std::string& env = "") { return test::run_forge(args, "", env); }
 
 void write_text(const fs::path& path, const std::string& text) {
     std::ofstream(path) << text;
