@@ -2,6 +2,7 @@
 // model over the tokens and write every position's raw logits, little-endian float32
 // [n_tokens, n_vocab], one row per position. The comparison tool for llama.cpp parity.
 #include "app/commands.h"
+#include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
 #include "models/llm/model.h"
 #include "models/llm/session.h"
@@ -11,8 +12,8 @@
 
 #include <bit>
 #include <charconv>
-#include <fstream>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace forge::app {
@@ -52,10 +53,7 @@ int run_logits(const LogitsOptions& o) {
     llm::Session session(model, options);
     std::vector<float> logits(tokens.size() * static_cast<std::size_t>(model.hparams().n_vocab));
     session.eval(tokens, logits);
-    std::ofstream out(o.out, std::ios::binary);
-    check(out.good(), "cannot open '{}' for writing", o.out);
-    out.write(reinterpret_cast<const char*>(logits.data()), static_cast<std::streamsize>(logits.size() * sizeof(float)));
-    check(out.good(), "cannot write '{}'", o.out);
+    checkpoint::write_file_atomically(o.out, std::as_bytes(std::span(logits)));
     spdlog::info("wrote {} x {} logits to {}", tokens.size(), model.hparams().n_vocab, o.out);
     return 0;
 }

@@ -1,12 +1,11 @@
 #include "models/nam/nam_writer.h"
 
-#include "core/error.h"
+#include "core/checkpoint/atomic_file.h"
 
 #include <fmt/format.h>
 
 #include <charconv>
 #include <chrono>
-#include <fstream>
 
 namespace forge::nam {
 namespace {
@@ -68,17 +67,7 @@ std::string format_nam(const NamFile& file) {
 }
 
 void write_nam_file(const std::filesystem::path& path, const NamFile& file) {
-    const std::string text = format_nam(file);
-    std::filesystem::path temporary = path;
-    temporary += ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        check(static_cast<bool>(out), "{}: cannot create the file", temporary.string());
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
-        out.flush();
-        check(static_cast<bool>(out), "{}: write failed", temporary.string());
-    }
-    std::filesystem::rename(temporary, path);
+    checkpoint::write_file_atomically(path, format_nam(file));
 }
 
 }  // namespace forge::nam
