@@ -67,7 +67,7 @@ Tensor random_weights() {
     return w;
 }
 
-// Formats forge cannot encode (IQ4_NL, IQ4_XS) get random blocks with a moderate f16 scale:
+// Formats forge cannot encode (IQ4_NL, IQ4_XS, MXFP4) get random blocks with a moderate scale:
 // their speed does not depend on the values.
 template <typename Block>
 Tensor weights_in(DType dtype, const Tensor& weights_f32) {
@@ -78,7 +78,8 @@ Tensor weights_in(DType dtype, const Tensor& weights_f32) {
     auto* raw = reinterpret_cast<std::uint8_t*>(w.raw_data());
     for (std::size_t i = 0; i < w.nbytes(); ++i) raw[i] = static_cast<std::uint8_t>(byte(rng));
     for (auto& b : std::span<Block>(reinterpret_cast<Block*>(raw), w.nbytes() / sizeof(Block))) {
-        if constexpr (std::is_same_v<decltype(b.d), float>) b.d = 0.002f;
+        if constexpr (requires { b.e; }) b.e = 119;  // MXFP4: a power-of-two scale, 2^(119 - 128) ≈ 0.002
+        else if constexpr (std::is_same_v<decltype(b.d), float>) b.d = 0.002f;
         else b.d = kernels::f32_to_f16(0.002f);
     }
     return w;
@@ -126,7 +127,8 @@ std::vector<FormatResult> run_all() {
     const Tensor weights = random_weights();
     std::vector<FormatResult> results;
     for (const DType t : {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K,
-                          DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::TQ1_0, DType::TQ2_0}) {
+                          DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::TQ1_0, DType::TQ2_0,
+                          DType::MXFP4}) {
         results.push_back(quant::visit_block_type(t, [&](auto tag) {
             return bench_format<typename decltype(tag)::type>(t, weights);
         }));

@@ -22,7 +22,8 @@ using ActivationBlock = std::conditional_t<Block::kSize == 32, kernels::BlockQ8_
 // Formats with a ggml reference encoder that forge reproduces byte for byte.
 template <typename Block>
 inline constexpr bool kHasEncoder = !std::is_same_v<Block, kernels::BlockIQ4_NL> &&
-                                    !std::is_same_v<Block, kernels::BlockIQ4_XS>;
+                                    !std::is_same_v<Block, kernels::BlockIQ4_XS> &&
+                                    !std::is_same_v<Block, kernels::BlockMXFP4>;
 
 // Call f(BlockTag<Block>{}) for a block-format dtype forge implements; throw for any other
 // (plain types included: they have no blocks).
@@ -45,9 +46,10 @@ decltype(auto) visit_block_type(DType dtype, F&& f) {
         case DType::IQ4_XS: return f(BlockTag<BlockIQ4_XS>{});
         case DType::TQ1_0: return f(BlockTag<BlockTQ1_0>{});
         case DType::TQ2_0: return f(BlockTag<BlockTQ2_0>{});
+        case DType::MXFP4: return f(BlockTag<BlockMXFP4>{});
         // Formats forge does not implement (each is bit-exact or absent), and plain types.
         case DType::Q8_1: case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ3_XXS: case DType::IQ1_S:
-        case DType::IQ3_S: case DType::IQ2_S: case DType::IQ1_M: case DType::MXFP4:
+        case DType::IQ3_S: case DType::IQ2_S: case DType::IQ1_M:
         case DType::F32: case DType::F16: case DType::BF16: case DType::F64: case DType::I8: case DType::I16:
         case DType::I32: case DType::I64: case DType::U8:
             break;

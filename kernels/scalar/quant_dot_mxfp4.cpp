@@ -1,6 +1,6 @@
-// The MXFP4 dot product, the specification (see kernels/quant_dot_mxfp4.h): written after
+// The MXFP4 dot product, the specification (see kernels/quant_dot.h): written after
 // ggml's ggml_vec_dot_mxfp4_q8_0 (ggml-cpu/quants.c, MIT).
-#include "kernels/quant_dot_mxfp4.h"
+#include "kernels/quant_dot.h"
 
 namespace forge::kernels::scalar {
 

@@ -7,7 +7,6 @@
 // The tricks (pshufb as a 16-entry table, vpmaddwd applying 16-bit sub-block scales) follow
 // ggml's x86 kernels (ggml-cpu/arch/x86/quants.c, MIT); the TQ1_0 trit extraction is our own.
 #include "kernels/quant_dot.h"
-#include "kernels/quant_dot_mxfp4.h"
 
 #include "kernels/simd/quant_lanes_avx2.h"
 

@@ -5,6 +5,7 @@
 #include "core/quant/mixture.h"
 #include "core/quant/quantize.h"
 #include "core/thread_pool.h"
+#include "kernels/quant_blocks.h"
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include <map>
 #include <new>
 #include <random>
+#include <span>
 
 // Counting allocations: every operator new in this test binary goes through here; counting is
 // switched on only around the call under test.
@@ -54,6 +56,9 @@ TEST(Quant, CapabilitiesAreConsistent) {
     }
     EXPECT_TRUE(quant::can_decode(DType::IQ4_NL));
     EXPECT_FALSE(quant::can_encode(DType::IQ4_NL));
+    EXPECT_TRUE(quant::can_decode(DType::MXFP4));
+    EXPECT_FALSE(quant::can_encode(DType::MXFP4));
+    EXPECT_TRUE(quant::has_dot_kernel(DType::MXFP4));
     EXPECT_FALSE(quant::can_decode(DType::IQ2_XXS));  // absent rather than approximately right
     EXPECT_FALSE(quant::has_dot_kernel(DType::F32));
     EXPECT_TRUE(quant::has_dot_kernel(DType::Q6_K));
@@ -120,6 +125,24 @@ TEST(QuantMatmul, MatchesDoublePrecisionOnDecodedOperands) {
                 EXPECT_NEAR(y.span<float>()[i], want.span<float>()[i], 1e-4) << dtype_name(t) << " m=" << m;
             }
         }
+    }
+}
+
+// forge has no MXFP4 encoder, so its weights are random blocks: any code,
+// scales 2^-9 .. 2^-7 (e = 119 .. 121), weights of the same size as the encoded formats' above.
+TEST(QuantMatmul, Mxfp4MatchesDoublePrecisionOnDecodedOperands) {
+    Tensor w = Tensor::empty({24, 512}, DType::MXFP4);
+    std::mt19937 rng(8);
+    std::uniform_int_distribution<int> byte(0, 255), exponent(119, 121);
+    for (auto& b : std::span(reinterpret_cast<kernels::BlockMXFP4*>(w.raw_data()), w.nbytes() / sizeof(kernels::BlockMXFP4))) {
+        b.e = static_cast<std::uint8_t>(exponent(rng));
+        for (auto& q : b.qs) q = static_cast<std::uint8_t>(byte(rng));
+    }
+    for (const std::int64_t m : {1, 5}) {
+        const Tensor x = random_tensor({m, 512}, 4);
+        const Tensor y = quant_matmul(x, w);
+        const Tensor want = reference_matmul(x, w);
+        for (std::int64_t i = 0; i < y.numel(); ++i) EXPECT_NEAR(y.span<float>()[i], want.span<float>()[i], 1e-4) << "m=" << m;
     }
 }
 

@@ -6,7 +6,6 @@
 #include "kernels/backend.h"
 #include "kernels/dequantize.h"
 #include "kernels/quant_dot.h"
-#include "kernels/quant_dot_mxfp4.h"
 #include "kernels/quantize.h"
 
 #include <gtest/gtest.h>
