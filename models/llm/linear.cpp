@@ -111,16 +111,8 @@ struct QuantizedProduct {
     }
 };
 
-template <typename Block>
-void quantized_linear(const Block* w, std::int64_t n, std::int64_t k, const float* x, std::int64_t m, float* y,
-                      std::span<std::byte> scratch) {
-    using Act = quant::ActivationBlock<Block>;
-    const QuantizedProduct<Block> product{w, n, k, quantize_rows<Act>(x, m, k, scratch), m, y};
-    ThreadPool::global().run(product.tasks(), [&](std::int64_t task) { product.run(task); });
-}
-
-// Up to kMaxShared layers of one block format over the same x: one quantization of x and one
-// pass of the thread pool over all their tasks.
+// One layer, or up to kMaxShared layers of one block format over the same x: one quantization
+// of x and one pass of the thread pool over all their tasks.
 constexpr std::size_t kMaxShared = 4;
 
 template <typename Block>
@@ -143,6 +135,12 @@ void quantized_linears(std::span<const LinearOutput> outputs, const float* x, st
     });
 }
 
+void check_buffers(const Linear& layer, std::span<const float> x, std::int64_t m, std::span<const float> y) {
+    const std::int64_t n = layer.n_out(), k = layer.n_in();
+    check(static_cast<std::int64_t>(x.size()) >= m * k && static_cast<std::int64_t>(y.size()) >= m * n,
+          "linear: buffers of {} and {} values cannot hold [{}, {}] -> [{}, {}]", x.size(), y.size(), m, k, m, n);
+}
+
 void add_bias(const Tensor& bias, std::int64_t m, std::int64_t n, float* y) {
     const float* b = bias.data<float>();
     for (std::int64_t i = 0; i < m; ++i) {
@@ -161,18 +159,17 @@ ActivationScratch::ActivationScratch(std::int64_t max_rows, std::int64_t max_wid
 
 void linear(const Linear& layer, std::span<const float> x, std::int64_t m, std::span<float> y,
             ActivationScratch& scratch) {
+    check_buffers(layer, x, m, y);
     const std::int64_t n = layer.n_out(), k = layer.n_in();
-    check(static_cast<std::int64_t>(x.size()) >= m * k && static_cast<std::int64_t>(y.size()) >= m * n,
-          "linear: buffers of {} and {} values cannot hold [{}, {}] -> [{}, {}]", x.size(), y.size(), m, k, m, n);
     const Tensor& w = layer.weight;
     if (w.dtype() == DType::F32) {
         float_linear(w.data<float>(), n, k, x.data(), m, y.data());
     } else if (w.dtype() == DType::F16) {
         float_linear(reinterpret_cast<const std::uint16_t*>(w.raw_data()), n, k, x.data(), m, y.data());
     } else {
+        const LinearOutput only{&layer, y};
         quant::visit_block_type(w.dtype(), [&](auto tag) {
-            using Block = typename decltype(tag)::type;
-            quantized_linear(reinterpret_cast<const Block*>(w.raw_data()), n, k, x.data(), m, y.data(), scratch.bytes());
+            quantized_linears<typename decltype(tag)::type>(std::span(&only, 1), x.data(), m, scratch.bytes());
         });
     }
     if (layer.bias.defined()) add_bias(layer.bias, m, n, y.data());
@@ -191,12 +188,7 @@ void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const 
         for (const LinearOutput& o : outputs) linear(*o.layer, x, m, o.y, scratch);
         return;
     }
-    for (const LinearOutput& o : outputs) {
-        check(static_cast<std::int64_t>(x.size()) >= m * o.layer->n_in() &&
-                  static_cast<std::int64_t>(o.y.size()) >= m * o.layer->n_out(),
-              "linear: buffers of {} and {} values cannot hold [{}, {}] -> [{}, {}]", x.size(), o.y.size(), m,
-              o.layer->n_in(), m, o.layer->n_out());
-    }
+    for (const LinearOutput& o : outputs) check_buffers(*o.layer, x, m, o.y);
     quant::visit_block_type(first.weight.dtype(), [&](auto tag) {
         using Block = typename decltype(tag)::type;
         quantized_linears<Block>(outputs, x.data(), m, scratch.bytes());
