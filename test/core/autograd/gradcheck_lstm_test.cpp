@@ -42,9 +42,10 @@ TEST(LstmSequence, ForwardMatchesTheCellEquations) {
     const Tensor c0 = detach(param({batch, hidden}, 15));
     const auto states = ag::lstm_sequence(x, w, b, h0, c0).to_vector();
     const auto xs = x.to_vector(), ws = w.to_vector(), bs = b.to_vector();
+    const auto h0s = h0.to_vector(), c0s = c0.to_vector();  // one vector each: iterators of one range
     for (std::int64_t i = 0; i < batch; ++i) {
-        std::vector<float> h(h0.to_vector().begin() + i * hidden, h0.to_vector().begin() + (i + 1) * hidden);
-        std::vector<float> c(c0.to_vector().begin() + i * hidden, c0.to_vector().begin() + (i + 1) * hidden);
+        std::vector<float> h(h0s.begin() + i * hidden, h0s.begin() + (i + 1) * hidden);
+        std::vector<float> c(c0s.begin() + i * hidden, c0s.begin() + (i + 1) * hidden);
         for (std::int64_t t = 0; t < steps; ++t) {
             std::vector<float> xh(xs.begin() + (i * steps + t) * input, xs.begin() + (i * steps + t + 1) * input);
             xh.insert(xh.end(), h.begin(), h.end());
