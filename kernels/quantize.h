@@ -4,8 +4,11 @@
 // exactly out.size() * Block::kSize floats. They never allocate: the K-quants' search scratch
 // lives on the stack.
 //
-// Encoders are scalar only: quantizing a model is a one-off, and the searches in the K-quant
-// encoders are branchy float code where vectorizing would change the rounding.
+// The weight encoders are scalar only: quantizing a model is a one-off, and the searches in
+// the K-quant encoders are branchy float code where vectorizing would change the rounding.
+// The two activation formats of the quantized matrix products (Q8_0, Q8_K) are encoded for
+// every row of every product, so they also exist in simd:: with the scalar encoders' exact
+// bits (kernels/simd/quantize_activations.cpp).
 #pragma once
 
 #include "kernels/quant_blocks.h"
@@ -29,3 +32,10 @@ void quantize(std::span<const float> x, std::span<BlockTQ1_0> out) noexcept;
 void quantize(std::span<const float> x, std::span<BlockTQ2_0> out) noexcept;
 
 }  // namespace forge::kernels::scalar
+
+namespace forge::kernels::simd {
+
+void quantize(std::span<const float> x, std::span<BlockQ8_0> out) noexcept;
+void quantize(std::span<const float> x, std::span<BlockQ8_K> out) noexcept;
+
+}  // namespace forge::kernels::simd

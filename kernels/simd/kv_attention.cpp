@@ -10,6 +10,9 @@ namespace {
 
 constexpr std::size_t kLanes = static_cast<std::size_t>(kFloatLanes);
 constexpr std::size_t kMaxQueries = 4;  // queries sharing one pass over the cached rows
+// Accumulators the weighted sum of value rows keeps in registers: half of the vector
+// registers (32 with AVX-512, 16 below), the rest hold the row being read and a weight.
+constexpr std::size_t kAccumulators = kLanes >= 16 ? 16 : 8;
 
 // Call visit(integral_constant<Q>, first) for the queries in groups of at most kMaxQueries, so
 // that each group's count is a compile-time constant (its accumulators stay in registers).
@@ -82,22 +85,32 @@ void accumulate_block(const float* weights, std::size_t n_keys, const Element* r
     }
 }
 
-template <typename Element, std::size_t Q>
-void accumulate_queries(const float* weights, std::size_t n_keys, const Element* rows, std::size_t stride,
-                        float* out, std::size_t dim) {
-    constexpr std::size_t B = Q <= 2 ? 4 : 2;
-    std::size_t d = 0;
+// Blocks of B vectors while they fit, then narrower ones (a head of 64 values still takes
+// wide blocks when B * kLanes is 128), the last few values one at a time.
+template <typename Element, std::size_t Q, std::size_t B>
+void accumulate_from(std::size_t d, const float* weights, std::size_t n_keys, const Element* rows, std::size_t stride,
+                     float* out, std::size_t dim) {
     for (; d + B * kLanes <= dim; d += B * kLanes) {
         accumulate_block<Element, Q, B>(weights, n_keys, rows + d, stride, out + d, dim);
     }
-    for (; d + kLanes <= dim; d += kLanes) accumulate_block<Element, Q, 1>(weights, n_keys, rows + d, stride, out + d, dim);
-    for (; d < dim; ++d) {
-        for (std::size_t i = 0; i < Q; ++i) {
-            float sum = out[i * dim + d];
-            for (std::size_t j = 0; j < n_keys; ++j) sum += weights[i * n_keys + j] * widen(rows[j * stride + d]);
-            out[i * dim + d] = sum;
+    if constexpr (B > 1) {
+        accumulate_from<Element, Q, B / 2>(d, weights, n_keys, rows, stride, out, dim);
+    } else {
+        for (; d < dim; ++d) {
+            for (std::size_t i = 0; i < Q; ++i) {
+                float sum = out[i * dim + d];
+                for (std::size_t j = 0; j < n_keys; ++j) sum += weights[i * n_keys + j] * widen(rows[j * stride + d]);
+                out[i * dim + d] = sum;
+            }
         }
     }
+}
+
+template <typename Element, std::size_t Q>
+void accumulate_queries(const float* weights, std::size_t n_keys, const Element* rows, std::size_t stride,
+                        float* out, std::size_t dim) {
+    constexpr std::size_t B = std::min<std::size_t>(8, kAccumulators / Q);  // vectors of each row per pass
+    accumulate_from<Element, Q, B>(0, weights, n_keys, rows, stride, out, dim);
 }
 
 }  // namespace
