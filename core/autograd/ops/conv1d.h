@@ -1,5 +1,6 @@
 // Differentiable 1-D convolution (see core/ops/conv1d.h): causal or valid padding, dilation,
-// groups. The backward is built from matmuls over an unfolded ("im2col") view of the input.
+// groups. The backward is a transposed convolution (the input gradient, one conv1d call) and
+// per-tap matrix-vector products along time (the weight gradient), with no unfolded copy.
 #pragma once
 
 #include "core/ops/conv1d.h"
