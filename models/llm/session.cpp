@@ -100,6 +100,7 @@ std::span<const float> Session::eval(std::span<const std::int32_t> tokens, std::
 void Session::forward(std::span<const std::int32_t> tokens, std::span<float> logits_rows) {
     const auto n = static_cast<std::int64_t>(tokens.size());
     embed(tokens);
+    rope_angles(n);
     for (std::int64_t layer = 0; layer < h_.n_layer; ++layer) {
         attention_block(layer, n);
         feed_forward_block(layer, n);
@@ -163,17 +164,29 @@ void Session::output_head(std::int64_t first_row, std::int64_t rows, std::span<f
     linear(model_.weights().output, xn, rows, logits, act_scratch_);
 }
 
+// The rotation angles of the batch's positions n_past_ .. n_past_ + n - 1, once per forward
+// pass: every layer's q and k use the same ones (computing them takes double-precision
+// sin/cos per pair, more work than the rotations themselves).
+void Session::rope_angles(std::int64_t n) {
+    const std::int64_t half = h_.rope.n_rot / 2;
+    const kernels::RopeFrequencies frequencies = h_.rope.frequencies(model_.weights().rope_freq_divisors());
+    ThreadPool::global().parallel_for(n, 16, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) {
+            kernels::active::rope_angles(static_cast<double>(n_past_ + i), frequencies, row(rope_cos_, i, half),
+                                         row(rope_sin_, i, half));
+        }
+    });
+}
+
 // RoPE on `n_heads` heads of each token, token i at position n_past_ + i.
 void Session::rotate(std::span<float> rows, std::int64_t n, std::int64_t n_heads) {
     const std::int64_t half = h_.rope.n_rot / 2;
     const std::int64_t width = n_heads * h_.head_dim;
-    const kernels::RopeFrequencies frequencies = h_.rope.frequencies(model_.weights().rope_freq_divisors());
     ThreadPool::global().parallel_for(n, 16, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) {
-            const auto cos = row(rope_cos_, i, half), sin = row(rope_sin_, i, half);
-            kernels::active::rope_angles(static_cast<double>(n_past_ + i), frequencies, cos, sin);
             const auto heads = rows.subspan(sz(i * width), sz(width));
-            kernels::active::rope(heads, h_.head_dim, h_.rope.mode, {cos, sin}, heads);
+            kernels::active::rope(heads, h_.head_dim, h_.rope.mode, {row(rope_cos_, i, half), row(rope_sin_, i, half)},
+                                  heads);
         }
     });
 }

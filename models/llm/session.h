@@ -52,6 +52,7 @@ private:
     void attention_block(std::int64_t layer, std::int64_t n_tokens);
     void feed_forward_block(std::int64_t layer, std::int64_t n_tokens);
     void output_head(std::int64_t first_row, std::int64_t rows, std::span<float> logits);
+    void rope_angles(std::int64_t n_tokens);
     void rotate(std::span<float> rows, std::int64_t n_tokens, std::int64_t n_heads);
     void check_tokens(std::span<const std::int32_t> tokens) const;
 
@@ -73,7 +74,7 @@ private:
     std::span<float> q_, k_, v_;
     std::span<float> attn_;      // attention output, before the output projection
     std::span<float> gate_, up_;
-    std::vector<float> rope_cos_, rope_sin_;  // [n_batch, n_rot / 2]
+    std::vector<float> rope_cos_, rope_sin_;  // [n_batch, n_rot / 2], this batch's positions
     std::vector<float> logits_;  // [n_vocab], the last position
 };
 

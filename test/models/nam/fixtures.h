@@ -1,5 +1,7 @@
-// Where the NAM test inputs are: Core's reference renders (outside the project, may be
-// absent) and the small models forge generates itself (test/models/nam/data).
+// Where the NAM test inputs are: Core's example models and renders (../shared/fixtures/nam,
+// outside the project, may be absent); the project's own data (test/data/nam, always present:
+// core/ holds models forge generated or trained and Core's renders of them); forge's bundled
+// models (models/nam/bundled).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +12,8 @@ namespace forge::nam::testing {
 
 inline std::filesystem::path fixtures() { return FORGE_NAM_FIXTURES; }
 inline bool have_fixtures() { return std::filesystem::exists(fixtures() / "input.wav"); }
+inline std::filesystem::path test_data() { return FORGE_NAM_TEST_DATA; }
+inline std::filesystem::path bundled_models() { return FORGE_NAM_BUNDLED; }
 
 #define FORGE_REQUIRE_NAM_FIXTURES()                                                                    \
     do {                                                                                                \
