@@ -94,13 +94,7 @@ TEST_P(CoreFixtures, MatchesCoreRender) {
     ASSERT_EQ(input.size(), golden.size());
     const auto output = render_file(read_nam_file(model_path(c)), c.slim, input);
 
-    double peak = 0.0, worst = 0.0;
-    std::size_t worst_at = 0;
-    for (std::size_t i = 0; i < golden.size(); ++i) {
-        peak = std::max(peak, std::fabs(static_cast<double>(golden[i])));
-        const double error = std::fabs(static_cast<double>(output[i]) - golden[i]);
-        if (error > worst || std::isnan(error)) worst = error, worst_at = i;
-    }
+    const auto [worst, peak, worst_at] = testing::render_error(output, golden);
     std::printf("[ core fixture ] %-34s %-36s max abs error %.3g, peak %.4g, error/max(1,peak) %.3g\n", c.model,
                 c.golden, worst, peak, worst / std::max(1.0, peak));
     EXPECT_LE(worst, 1e-5 * std::max(1.0, peak)) << "worst at sample " << worst_at << ": forge " << output[worst_at]

@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <filesystem>
+#include <vector>
 
 namespace forge::nam::testing {
 
@@ -14,6 +18,23 @@ inline std::filesystem::path fixtures() { return FORGE_NAM_FIXTURES; }
 inline bool have_fixtures() { return std::filesystem::exists(fixtures() / "input.wav"); }
 inline std::filesystem::path test_data() { return FORGE_NAM_TEST_DATA; }
 inline std::filesystem::path bundled_models() { return FORGE_NAM_BUNDLED; }
+
+// How far a render is from a reference: the largest |output - golden| (NaN counts as worst),
+// where, and the reference's peak. The parity bound is worst <= 1e-5 * max(1, peak).
+struct RenderError {
+    double worst = 0.0, peak = 0.0;
+    std::size_t at = 0;
+};
+
+inline RenderError render_error(const std::vector<float>& output, const std::vector<float>& golden) {
+    RenderError e;
+    for (std::size_t i = 0; i < golden.size(); ++i) {
+        e.peak = std::max(e.peak, std::fabs(static_cast<double>(golden[i])));
+        const double error = std::fabs(static_cast<double>(output[i]) - golden[i]);
+        if (error > e.worst || std::isnan(error)) e.worst = error, e.at = i;
+    }
+    return e;
+}
 
 #define FORGE_REQUIRE_NAM_FIXTURES()                                                                    \
     do {                                                                                                \

@@ -53,13 +53,7 @@ TEST_P(Parity, MatchesCoreRender) {
     Engine engine(make_model(read_nam_file(dir / c.model), {{}, c.slim}), 64);  // render's Reset(rate, 64)
     const auto output = render(engine, input);
 
-    double peak = 0.0, worst = 0.0;
-    std::size_t worst_at = 0;
-    for (std::size_t i = 0; i < golden.size(); ++i) {
-        peak = std::max(peak, std::fabs(static_cast<double>(golden[i])));
-        const double error = std::fabs(static_cast<double>(output[i]) - golden[i]);
-        if (error > worst || std::isnan(error)) worst = error, worst_at = i;
-    }
+    const auto [worst, peak, worst_at] = testing::render_error(output, golden);
     std::printf("[ parity ] %-32s %-40s max abs error %.3g, peak %.4g, error/peak %.3g\n", c.model, c.golden, worst,
                 peak, worst / std::max(1.0, peak));
     EXPECT_LE(worst, 1e-5 * std::max(1.0, peak)) << "worst at sample " << worst_at << ": got " << output[worst_at]
