@@ -57,6 +57,7 @@ public:
     std::size_t data_offset() const { return data_offset_; }
     const std::string& source() const { return source_; }
     std::span<const std::byte> bytes() const { return bytes_; }
+    bool mapped() const { return mapping_ != nullptr; }  // open()ed, not parse()d
 
     const std::vector<KeyValue>& metadata() const { return metadata_; }
     const Value* find(std::string_view key) const;  // nullptr if absent

@@ -7,10 +7,12 @@
 #include "kernels/matmul.h"
 #include "kernels/quant_dot.h"
 #include "kernels/quant_gemm.h"
+#include "kernels/quant_gemm_interleaved.h"
 #include "kernels/quantize.h"
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 
 namespace forge::llm {
 
@@ -51,6 +53,12 @@ constexpr bool kHasGemm = requires(const kernels::QuantGemm<Block, quant::Activa
     kernels::active::gemm(g);
 };
 
+// The formats whose weights load interleaved (kernels/quant_gemm_interleaved.h), where the
+// build has that kernel.
+template <typename Block>
+constexpr bool kInterleavable = kernels::kHasInterleavedGemm && (std::is_same_v<Block, kernels::BlockQ4_0> ||
+                                                                 std::is_same_v<Block, kernels::BlockQ8_0>);
+
 // Each row of x quantized once to the activation format of the weights (Q8_0 or Q8_K).
 template <typename Act>
 Act* quantize_rows(const float* x, std::int64_t m, std::int64_t k, std::span<std::byte> scratch) {
@@ -66,10 +74,23 @@ Act* quantize_rows(const float* x, std::int64_t m, std::int64_t k, std::span<std
     return act;
 }
 
+// What the interleaved kernel needs of each activation block besides its quants, once per call.
+template <typename Block>
+const kernels::ActivationBlockInfo* activation_info(const kernels::BlockQ8_0* act, std::int64_t m, std::int64_t a_blocks,
+                                                    std::span<kernels::ActivationBlockInfo> info) {
+    check(info.size() >= static_cast<std::size_t>(m * a_blocks), "linear: activation info scratch too small");
+    ThreadPool::global().parallel_for(m, 4, [&](std::int64_t begin, std::int64_t end) {
+        kernels::simd::activation_info(act + begin * a_blocks, (end - begin) * a_blocks, kernels::kInterleavedOffset<Block>,
+                                       info.data() + begin * a_blocks);
+    });
+    return info.data();
+}
+
 // Block-format weights against quantized activations, as tasks: a task is a strip of weight
 // rows against a panel of activation rows, small enough to stay in cache; within it the
 // GEMM kernel tiles registers (or, for formats without one, a dot per output). Panels of 64
-// rows and strips of 48 weight rows are whole tiles (4 x 4 or 4 x 3).
+// rows and strips of 48 weight rows are whole tiles (4 x 4 or 4 x 3). Interleaved weights
+// take strips of whole 16-row groups (decoding: about 32 KiB of them).
 template <typename Block>
 struct QuantizedProduct {
     using Act = quant::ActivationBlock<Block>;
@@ -78,9 +99,17 @@ struct QuantizedProduct {
     const Act* act;
     std::int64_t m;
     float* y;
+    const InterleavedWeights* packed = nullptr;
+    const kernels::ActivationBlockInfo* info = nullptr;  // per block of act, where packed
 
     std::int64_t panel() const { return std::min<std::int64_t>(m, 64); }
-    std::int64_t strip() const { return m == 1 ? std::max<std::int64_t>(1, (std::int64_t{1} << 15) / k) : 48; }
+    std::int64_t strip() const {
+        if (packed != nullptr) {
+            const auto groups = m == 1 ? (std::size_t{1} << 15) / packed->group_bytes() : std::size_t{4};
+            return std::max<std::int64_t>(1, static_cast<std::int64_t>(groups)) * kernels::kInterleave;
+        }
+        return m == 1 ? std::max<std::int64_t>(1, (std::int64_t{1} << 15) / k) : 48;
+    }
     std::int64_t panels() const { return ceil_div(m, panel()); }
     std::int64_t tasks() const { return panels() * ceil_div(n, strip()); }
 
@@ -88,6 +117,13 @@ struct QuantizedProduct {
         const std::int64_t i0 = task % panels() * panel(), r0 = task / panels() * strip();
         const std::int64_t i1 = std::min(m, i0 + panel()), r1 = std::min(n, r0 + strip());
         const std::int64_t w_blocks = k / Block::kSize, a_blocks = k / Act::kSize;
+        if constexpr (kInterleavable<Block>) {
+            if (packed != nullptr) {
+                return kernels::simd::gemm(kernels::InterleavedGemm<Block>{
+                    i1 - i0, r1 - r0, w_blocks, act + i0 * a_blocks, info + i0 * a_blocks, a_blocks,
+                    packed->group(r0 / kernels::kInterleave), y + i0 * n + r0, n});
+            }
+        }
         // One activation row (decoding) streams each weight row start to end with the dot
         // kernel: the tile's interleaved reads of several short rows defeat the hardware
         // prefetcher there (the GEMM gives the same bits anyway).
@@ -117,15 +153,22 @@ constexpr std::size_t kMaxShared = 4;
 
 template <typename Block>
 void quantized_linears(std::span<const LinearOutput> outputs, const float* x, std::int64_t m,
-                       std::span<std::byte> scratch) {
+                       ActivationScratch& scratch) {
     using Act = quant::ActivationBlock<Block>;
     const std::int64_t k = outputs[0].layer->n_in();
-    const Act* act = quantize_rows<Act>(x, m, k, scratch);
+    const Act* act = quantize_rows<Act>(x, m, k, scratch.bytes());
+    const kernels::ActivationBlockInfo* info = nullptr;
+    if constexpr (kInterleavable<Block>) {
+        if (std::any_of(outputs.begin(), outputs.end(), [](const LinearOutput& o) { return o.layer->interleaved != nullptr; })) {
+            info = activation_info<Block>(act, m, k / Act::kSize, scratch.block_info());
+        }
+    }
     std::array<QuantizedProduct<Block>, kMaxShared> products{};
     std::array<std::int64_t, kMaxShared + 1> first_task{};
     for (std::size_t i = 0; i < outputs.size(); ++i) {
         const Linear& layer = *outputs[i].layer;
-        products[i] = {reinterpret_cast<const Block*>(layer.weight.raw_data()), layer.n_out(), k, act, m, outputs[i].y.data()};
+        products[i] = {reinterpret_cast<const Block*>(layer.weight.raw_data()), layer.n_out(), k, act, m, outputs[i].y.data(),
+                       layer.interleaved.get(), info};
         first_task[i + 1] = first_task[i] + products[i].tasks();
     }
     ThreadPool::global().run(first_task[outputs.size()], [&](std::int64_t task) {
@@ -155,6 +198,7 @@ ActivationScratch::ActivationScratch(std::int64_t max_rows, std::int64_t max_wid
     const std::size_t per_row = std::max(static_cast<std::size_t>(ceil_div(max_width, 32)) * sizeof(kernels::BlockQ8_0),
                                          static_cast<std::size_t>(ceil_div(max_width, 256)) * sizeof(kernels::BlockQ8_K));
     bytes_.resize(static_cast<std::size_t>(max_rows) * per_row);
+    if constexpr (kernels::kHasInterleavedGemm) block_info_.resize(static_cast<std::size_t>(max_rows * ceil_div(max_width, 32)));
 }
 
 void linear(const Linear& layer, std::span<const float> x, std::int64_t m, std::span<float> y,
@@ -169,7 +213,7 @@ void linear(const Linear& layer, std::span<const float> x, std::int64_t m, std::
     } else {
         const LinearOutput only{&layer, y};
         quant::visit_block_type(w.dtype(), [&](auto tag) {
-            quantized_linears<typename decltype(tag)::type>(std::span(&only, 1), x.data(), m, scratch.bytes());
+            quantized_linears<typename decltype(tag)::type>(std::span(&only, 1), x.data(), m, scratch);
         });
     }
     if (layer.bias.defined()) add_bias(layer.bias, m, n, y.data());
@@ -191,7 +235,7 @@ void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const 
     for (const LinearOutput& o : outputs) check_buffers(*o.layer, x, m, o.y);
     quant::visit_block_type(first.weight.dtype(), [&](auto tag) {
         using Block = typename decltype(tag)::type;
-        quantized_linears<Block>(outputs, x.data(), m, scratch.bytes());
+        quantized_linears<Block>(outputs, x.data(), m, scratch);
     });
     for (const LinearOutput& o : outputs) {
         if (o.layer->bias.defined()) add_bias(o.layer->bias, m, o.layer->n_out(), o.y.data());

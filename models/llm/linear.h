@@ -7,6 +7,7 @@
 // number of threads.
 #pragma once
 
+#include "kernels/quant_gemm_interleaved.h"
 #include "models/llm/weights.h"
 
 #include <cstddef>
@@ -21,9 +22,12 @@ class ActivationScratch {
 public:
     ActivationScratch(std::int64_t max_rows, std::int64_t max_width);
     std::span<std::byte> bytes() { return bytes_; }
+    // Per activation block, for interleaved weights (empty where the build has none).
+    std::span<kernels::ActivationBlockInfo> block_info() { return block_info_; }
 
 private:
     std::vector<std::byte> bytes_;
+    std::vector<kernels::ActivationBlockInfo> block_info_;
 };
 
 // y [m, n_out] = x [m, n_in] · Wᵀ (+ b). x and y are contiguous and do not overlap.

@@ -3,12 +3,15 @@
 //
 // Matrices stay where they are in the mapped file when forge can multiply them as stored
 // (f32, f16 and every block format with a quantized dot kernel); anything else it can decode
-// (bf16, ...) is widened to f32 once at load. Norm weights and biases are always f32.
+// (bf16, ...) is widened to f32 once at load. Where the build has the interleaved kernel,
+// Q4_0 and Q8_0 matrices are copied into its layout and their mapped pages given back.
+// Norm weights and biases are always f32.
 #pragma once
 
 #include "core/gguf/gguf_file.h"
 #include "core/tensor.h"
 #include "models/llm/hparams.h"
+#include "models/llm/interleaved_weights.h"
 
 #include <span>
 #include <vector>
@@ -19,6 +22,9 @@ namespace forge::llm {
 struct Linear {
     Tensor weight;
     Tensor bias;  // undefined when the layer has none
+    // Q4_0 / Q8_0 weights in the simd build's interleaved layout (what the layer multiplies
+    // then); null otherwise.
+    std::shared_ptr<const InterleavedWeights> interleaved;
     std::int64_t n_out() const { return weight.size(0); }
     std::int64_t n_in() const { return weight.size(1); }
 };

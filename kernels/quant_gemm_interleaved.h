@@ -1,0 +1,116 @@
+// Interleaved ("repacked") Q4_0 and Q8_0 weights and the GEMM over them: the simd build's
+// fast path for the quantized linear layers, prefill and decode alike.
+//
+// Layout. Weight rows (output features) are taken in groups of kInterleave = 16. For each
+// block index, a group stores the 16 rows' quants interleaved four bytes at a time: quad t
+// of a block is 64 bytes, bytes 4r..4r+3 = row r's quant bytes 4t..4t+3. One zmm load of a
+// quad therefore holds, in int32 lane r, four quants of row r, and one VNNI multiply-add
+// (vpdpbusd) against four activation bytes broadcast to every lane does 64 useful products
+// and leaves lane r = row r's partial sum. After a whole block, lane r holds the block's
+// exact integer dot product for row r; it is converted once and multiply-added with
+// (row scale x activation scale) into a per-row f32 accumulator. So the float work is one
+// conversion and two float operations per block per 16 outputs, against 8 integer
+// multiply-adds (ggml's q4_0_8x8 repack and its AVX-512 gemm follow the same idea).
+//   Q4_0: a quad is the original 16-byte qs array's bytes 4t..4t+3 (t < 4): the low nibbles
+//         are elements 4t..4t+3, the high nibbles elements 16+4t..; unpacked to 0..15 and the
+//         block's sum started from -8 Σa (so it is Σ (q - 8) a exactly).
+//   Q8_0: a quad is qs bytes 4t..4t+3 (t < 8) stored as q + 128 (unsigned, what vpdpbusd
+//         multiplies); the sum starts from -128 Σa (so it is Σ q a exactly).
+// Then the 16 rows' scales of the block as f16 (32 bytes). A group stores all its blocks'
+// quants first, then all its blocks' scales, so both stream front to back. The last group
+// is padded with zero rows.
+//
+// Arithmetic. Each output is one lane, accumulated over blocks in block order exactly as
+// the contract of kernels/quant_dot.h describes (integer part exact, one fused f32
+// multiply-add per block), so it is within that contract's bound of scalar::dot, and it does
+// not depend on how many activation rows or which groups a call covers: prefill and decode
+// give the same bits. The scalar backend keeps the plain layout (its dot is the spec).
+#pragma once
+
+#include "kernels/quant_blocks.h"
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(FORGE_BACKEND_SIMD) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
+    defined(__AVX512DQ__) && defined(__AVX512VNNI__)
+#define FORGE_INTERLEAVED_GEMM 1
+#endif
+
+namespace forge::kernels {
+
+#if defined(FORGE_INTERLEAVED_GEMM)
+inline constexpr bool kHasInterleavedGemm = true;
+#else
+inline constexpr bool kHasInterleavedGemm = false;
+#endif
+
+inline constexpr int kInterleave = 16;
+
+// The bytes of one group per block of its rows, for weight format Block.
+template <typename Block>
+constexpr std::size_t interleaved_quant_bytes() {
+    return sizeof(Block::qs) * kInterleave;
+}
+template <typename Block>
+constexpr std::size_t interleaved_block_bytes() {
+    return interleaved_quant_bytes<Block>() + kInterleave * sizeof(f16_bits);
+}
+
+// Groups start on cache lines (their zmm loads are aligned).
+struct alignas(64) CacheLine {
+    std::byte bytes[64];
+};
+
+// The bytes of one group of rows of `blocks` blocks, padded to whole cache lines.
+template <typename Block>
+constexpr std::size_t interleaved_group_bytes(std::int64_t blocks) {
+    const std::size_t bytes = static_cast<std::size_t>(blocks) * interleaved_block_bytes<Block>();
+    return (bytes + sizeof(CacheLine) - 1) / sizeof(CacheLine) * sizeof(CacheLine);
+}
+
+// What the kernels add to every block's integer sum of quant products: -offset Σa, which
+// undoes the offset of the stored weight quants (8 for Q4_0, 128 for Q8_0).
+template <typename Block>
+inline constexpr std::int32_t kInterleavedOffset = sizeof(Block::qs) == 16 ? 8 : 128;
+
+// What the kernels need of an activation block besides its quants: its scale as f32 and
+// the start of its integer sum, -offset Σa (computed once per block, not once per tile).
+struct ActivationBlockInfo {
+    float d;
+    std::int32_t correction;
+};
+
+// y[r * y_stride + j] = dot(weight row j, activation row r) for r < rows and j < cols, the
+// weight rows being the first `cols` rows of the groups starting at w (so cols may end
+// inside the last group). Every row holds `blocks` blocks; a and a_info advance a_stride
+// entries per activation row.
+template <typename Block>
+struct InterleavedGemm {
+    std::int64_t rows, cols, blocks;
+    const BlockQ8_0* a;
+    const ActivationBlockInfo* a_info;
+    std::int64_t a_stride;
+    const std::byte* w;  // the first group, 64-byte aligned
+    float* y;
+    std::int64_t y_stride;
+};
+
+// Defined only where kHasInterleavedGemm (callers test it with if constexpr).
+namespace simd {
+
+// Writes the groups of w [n rows x blocks] to out, which holds ceil(n / 16) groups of
+// interleaved_group_bytes<Block>(blocks) bytes and is 64-byte aligned.
+void interleave(const BlockQ4_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept;
+void interleave(const BlockQ8_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept;
+
+// info[i] for each of the `count` activation blocks a[i], with `offset` the weight format's
+// kInterleavedOffset.
+void activation_info(const BlockQ8_0* a, std::int64_t count, std::int32_t offset, ActivationBlockInfo* info) noexcept;
+
+void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept;
+void gemm(const InterleavedGemm<BlockQ8_0>& g) noexcept;
+
+}  // namespace simd
+
+}  // namespace forge::kernels

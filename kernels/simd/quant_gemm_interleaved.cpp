@@ -1,0 +1,173 @@
+// The interleaved Q4_0 / Q8_0 layout and its AVX-512 VNNI GEMM (kernels/quant_gemm_interleaved.h
+// describes both). The register tile is one group of 16 weight rows (one zmm of outputs per
+// activation row) x up to kTileRows activation rows: a block's weights are loaded and
+// unpacked once into 8 operands and reused for every activation row of the tile. With one
+// activation row (decoding) the same kernel streams each group's bytes front to back.
+// The idea follows ggml's CPU repack buffer (q4_0_8x8 blocks with their gemm/gemv kernels,
+// MIT); see docs/THIRD-PARTY-NOTICES.md.
+#include "kernels/quant_gemm_interleaved.h"
+
+#if defined(FORGE_INTERLEAVED_GEMM)
+
+#include "kernels/simd/quant_lanes.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace forge::kernels::simd {
+
+namespace {
+
+constexpr int kQuadBytes = 64;   // one quad: four quant bytes of each of the 16 rows
+constexpr int kOperands = 8;     // quads a block's 32 elements make: each meets activation bytes 4i..4i+3
+constexpr int kTileRows = 8;     // activation rows of the register tile
+
+// Decoding streams the weights once from memory: asking for the quants kAhead bytes ahead
+// (and the scales a few blocks ahead) keeps more loads in flight than the hardware
+// prefetcher does. Prefill reads each group from cache many times and skips it.
+constexpr int kAhead = 2048;
+
+template <typename Block>
+void prefetch_ahead(const std::byte* quants, const f16_bits* scales) {
+    for (std::size_t line = 0; line < interleaved_quant_bytes<Block>(); line += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(quants) + kAhead + line, _MM_HINT_T0);
+    }
+    _mm_prefetch(reinterpret_cast<const char*>(scales) + 256, _MM_HINT_T0);
+}
+
+std::uint32_t load_u32(const void* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+// Row r's quant bytes 4t..4t+3 go to bytes 4r..4r+3 of quad t, xor `flip` (0x80 per byte
+// turns a signed Q8_0 quant q into the unsigned q + 128; Q4_0 nibbles stay as they are).
+template <typename Block>
+void interleave_group(const Block* rows, std::int64_t live_rows, std::int64_t blocks, std::uint32_t flip,
+                      std::byte* out) {
+    constexpr std::size_t quant_bytes = interleaved_quant_bytes<Block>();
+    constexpr int quads = static_cast<int>(sizeof(Block::qs) / 4);
+    auto* scales = reinterpret_cast<f16_bits*>(out + static_cast<std::size_t>(blocks) * quant_bytes);
+    std::memset(out, 0, interleaved_group_bytes<Block>(blocks));
+    for (std::int64_t r = 0; r < live_rows; ++r) {
+        for (std::int64_t b = 0; b < blocks; ++b) {
+            const Block& src = rows[r * blocks + b];
+            std::byte* dst = out + static_cast<std::size_t>(b) * quant_bytes + static_cast<std::size_t>(r) * 4;
+            for (int t = 0; t < quads; ++t) {
+                const std::uint32_t q = load_u32(src.qs.data() + 4 * t) ^ flip;
+                std::memcpy(dst + t * kQuadBytes, &q, sizeof(q));
+            }
+            scales[b * kInterleave + r] = src.d;
+        }
+    }
+}
+
+template <typename Block>
+void interleave_rows(const Block* w, std::int64_t n, std::int64_t blocks, std::uint32_t flip, std::byte* out) {
+    const std::size_t group_bytes = interleaved_group_bytes<Block>(blocks);
+    for (std::int64_t r0 = 0; r0 < n; r0 += kInterleave) {
+        interleave_group(w + r0 * blocks, std::min<std::int64_t>(kInterleave, n - r0), blocks, flip,
+                         out + static_cast<std::size_t>(r0 / kInterleave) * group_bytes);
+    }
+}
+
+// A block's 8 operands of one group, unsigned bytes for vpdpbusd.
+struct Q4_0Operands {
+    using Block = BlockQ4_0;
+    // Quad t's low nibbles are elements 4t..4t+3, its high nibbles 16+4t..: operands t and t+4.
+    static void load(const std::byte* quads, __m512i (&w)[kOperands]) {
+        const __m512i low_nibble = _mm512_set1_epi8(0x0F);
+        for (int t = 0; t < kOperands / 2; ++t) {
+            const __m512i q = _mm512_load_si512(quads + t * kQuadBytes);
+            w[t] = _mm512_and_si512(q, low_nibble);
+            w[t + kOperands / 2] = _mm512_and_si512(_mm512_srli_epi16(q, 4), low_nibble);
+        }
+    }
+};
+
+struct Q8_0Operands {
+    using Block = BlockQ8_0;
+    static void load(const std::byte* quads, __m512i (&w)[kOperands]) {
+        for (int t = 0; t < kOperands; ++t) w[t] = _mm512_load_si512(quads + t * kQuadBytes);
+    }
+};
+
+// Outputs j < cols of one group for activation rows r0..r0+R-1: each accumulator lane is one
+// output, summed over the blocks in order.
+template <typename Operands, int R>
+void tile(const InterleavedGemm<typename Operands::Block>& g, const std::byte* group, std::int64_t r0, __mmask16 cols) {
+    constexpr std::size_t quant_bytes = interleaved_quant_bytes<typename Operands::Block>();
+    const auto* scales = reinterpret_cast<const f16_bits*>(group + static_cast<std::size_t>(g.blocks) * quant_bytes);
+    __m512 acc[R];
+    for (auto& v : acc) v = _mm512_setzero_ps();
+    for (std::int64_t b = 0; b < g.blocks; ++b) {
+        const std::byte* quants = group + static_cast<std::size_t>(b) * quant_bytes;
+        if constexpr (R == 1) prefetch_ahead<typename Operands::Block>(quants, scales + b * kInterleave);
+        __m512i w[kOperands];
+        Operands::load(quants, w);
+        const __m512 w_scale = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(scales + b * kInterleave)));
+        for (int r = 0; r < R; ++r) {
+            const std::int64_t at = (r0 + r) * g.a_stride + b;
+            const std::int8_t* a = g.a[at].qs.data();
+            __m512i sum = _mm512_set1_epi32(g.a_info[at].correction);
+            for (int i = 0; i < kOperands; ++i) {
+                sum = _mm512_dpbusd_epi32(sum, w[i], _mm512_set1_epi32(static_cast<int>(load_u32(a + 4 * i))));
+            }
+            const __m512 scale = _mm512_mul_ps(w_scale, _mm512_set1_ps(g.a_info[at].d));
+            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, acc[r]);
+        }
+    }
+    for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(g.y + (r0 + r) * g.y_stride, cols, acc[r]);
+}
+
+// The tile for the last rows (fewer than kTileRows), by template dispatch.
+template <typename Operands, int R>
+void edge_tile(const InterleavedGemm<typename Operands::Block>& g, const std::byte* group, std::int64_t r0, int rows,
+               __mmask16 cols) {
+    if constexpr (R > 1) {
+        if (rows < R) return edge_tile<Operands, R - 1>(g, group, r0, rows, cols);
+    }
+    tile<Operands, R>(g, group, r0, cols);
+}
+
+// Groups outside, activation tiles inside: a group's bytes stay in L1 while the activation
+// rows stream past.
+template <typename Operands>
+void gemm_groups(const InterleavedGemm<typename Operands::Block>& g) {
+    const std::size_t group_bytes = interleaved_group_bytes<typename Operands::Block>(g.blocks);
+    for (std::int64_t c0 = 0; c0 < g.cols; c0 += kInterleave) {
+        const std::byte* group = g.w + static_cast<std::size_t>(c0 / kInterleave) * group_bytes;
+        const auto live = static_cast<unsigned>(std::min<std::int64_t>(kInterleave, g.cols - c0));
+        const auto cols = static_cast<__mmask16>((1u << live) - 1u);
+        const InterleavedGemm<typename Operands::Block> at{g.rows, g.cols, g.blocks, g.a, g.a_info, g.a_stride,
+                                                          g.w, g.y + c0, g.y_stride};
+        std::int64_t r0 = 0;
+        for (; r0 + kTileRows <= g.rows; r0 += kTileRows) tile<Operands, kTileRows>(at, group, r0, cols);
+        if (r0 < g.rows) edge_tile<Operands, kTileRows - 1>(at, group, r0, static_cast<int>(g.rows - r0), cols);
+    }
+}
+
+}  // namespace
+
+void interleave(const BlockQ4_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
+    interleave_rows(w, n, blocks, 0u, out);
+}
+void interleave(const BlockQ8_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
+    interleave_rows(w, n, blocks, 0x80808080u, out);
+}
+
+void activation_info(const BlockQ8_0* a, std::int64_t count, std::int32_t offset, ActivationBlockInfo* info) noexcept {
+    for (std::int64_t i = 0; i < count; ++i) {
+        std::int32_t sum = 0;
+        for (const std::int8_t q : a[i].qs) sum += q;
+        info[i] = {lanes::half(a[i].d), -offset * sum};
+    }
+}
+
+void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept { gemm_groups<Q4_0Operands>(g); }
+void gemm(const InterleavedGemm<BlockQ8_0>& g) noexcept { gemm_groups<Q8_0Operands>(g); }
+
+}  // namespace forge::kernels::simd
+
+#endif

@@ -1,0 +1,75 @@
+#include "models/llm/interleaved_weights.h"
+
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "kernels/quant_blocks.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace forge::llm {
+
+namespace {
+
+#if defined(FORGE_INTERLEAVED_GEMM)
+// Chunks of 256 groups (a few MiB): each is copied by the pool, then (release_source) its
+// source pages are given back before the next is read, so a large matrix (a tied output
+// head) never has both copies resident.
+template <typename Block>
+std::shared_ptr<const InterleavedWeights> interleave(const Tensor& weight, DType dtype, bool release_source) {
+    constexpr std::int64_t kChunkGroups = 256, kPoolGroups = 16;
+    const std::int64_t rows = weight.size(0), blocks = weight.size(1) / Block::kSize;
+    const std::int64_t groups = (rows + kernels::kInterleave - 1) / kernels::kInterleave;
+    auto packed = std::make_shared<InterleavedWeights>(dtype, rows, blocks, kernels::interleaved_group_bytes<Block>(blocks));
+    const auto* w = reinterpret_cast<const Block*>(weight.raw_data());
+    const auto row_of_group = [&](std::int64_t g) { return std::min(rows, g * kernels::kInterleave); };
+    for (std::int64_t chunk = 0; chunk < groups; chunk += kChunkGroups) {
+        const std::int64_t chunk_end = std::min(groups, chunk + kChunkGroups);
+        ThreadPool::global().parallel_for(chunk_end - chunk, kPoolGroups, [&](std::int64_t begin, std::int64_t end) {
+            const std::int64_t r0 = row_of_group(chunk + begin), r1 = row_of_group(chunk + end);
+            kernels::simd::interleave(w + r0 * blocks, r1 - r0, blocks, const_cast<std::byte*>(packed->group(chunk + begin)));
+        });
+        if (release_source) {
+            const std::int64_t r0 = row_of_group(chunk), r1 = row_of_group(chunk_end);
+            release_mapped_pages({reinterpret_cast<const std::byte*>(w + r0 * blocks), static_cast<std::size_t>(r1 - r0) * static_cast<std::size_t>(blocks) * sizeof(Block)});
+        }
+    }
+    return packed;
+}
+#endif
+
+}  // namespace
+
+InterleavedWeights::InterleavedWeights(DType dtype, std::int64_t rows, std::int64_t blocks, std::size_t group_bytes)
+    : dtype_(dtype), rows_(rows), blocks_(blocks), group_bytes_(group_bytes) {
+    const auto groups = static_cast<std::size_t>((rows + kernels::kInterleave - 1) / kernels::kInterleave);
+    lines_.reset(new kernels::CacheLine[groups * group_bytes / sizeof(kernels::CacheLine)]);
+}
+
+std::shared_ptr<const InterleavedWeights> InterleavedWeights::from(const Tensor& weight, bool release_source) {
+#if defined(FORGE_INTERLEAVED_GEMM)
+    check(weight.rank() == 2 && weight.is_contiguous(), "interleaved weights: expected a contiguous matrix");
+    if (weight.dtype() == DType::Q4_0) return interleave<kernels::BlockQ4_0>(weight, DType::Q4_0, release_source);
+    if (weight.dtype() == DType::Q8_0) return interleave<kernels::BlockQ8_0>(weight, DType::Q8_0, release_source);
+#endif
+    (void)weight;
+    (void)release_source;
+    return nullptr;
+}
+
+void release_mapped_pages(std::span<const std::byte> bytes) {
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = (reinterpret_cast<std::uintptr_t>(bytes.data()) + page - 1) / page * page;
+    const auto end = (reinterpret_cast<std::uintptr_t>(bytes.data()) + bytes.size()) / page * page;
+    if (end <= begin) return;
+    // Dropping pages is only an optimization: a failure leaves them resident, nothing worse.
+    // Later reads (embedding rows of a tied head) are scattered: MADV_RANDOM keeps each from
+    // mapping its neighbours too.
+    (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+    (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_RANDOM);
+}
+
+}  // namespace forge::llm

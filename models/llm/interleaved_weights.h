@@ -1,0 +1,44 @@
+// A Q4_0 or Q8_0 weight matrix copied at load into the interleaved layout of
+// kernels/quant_gemm_interleaved.h (groups of 16 rows, quants four bytes at a time), where
+// the build has that kernel (simd on AVX-512 VNNI). The copy is owned, cache-line aligned
+// memory; the linear layer multiplies with it in prefill and decode alike. Everything else
+// (the scalar backend, other formats, the embedding lookup) keeps reading the original.
+#pragma once
+
+#include "core/tensor.h"
+#include "kernels/quant_gemm_interleaved.h"
+
+#include <memory>
+
+namespace forge::llm {
+
+class InterleavedWeights {
+public:
+    // The interleaved copy of `weight` [n_out, n_in], or null where the build has no kernel
+    // for its dtype (then the layer multiplies the original). With release_source (weight
+    // lies in a private file mapping) the source pages are given back as they are copied.
+    static std::shared_ptr<const InterleavedWeights> from(const Tensor& weight, bool release_source);
+
+    DType dtype() const { return dtype_; }
+    std::int64_t rows() const { return rows_; }
+    std::int64_t blocks() const { return blocks_; }      // per row
+    std::size_t group_bytes() const { return group_bytes_; }
+    const std::byte* group(std::int64_t g) const {
+        return lines_[0].bytes + static_cast<std::size_t>(g) * group_bytes_;
+    }
+
+    InterleavedWeights(DType dtype, std::int64_t rows, std::int64_t blocks, std::size_t group_bytes);
+
+private:
+    DType dtype_;
+    std::int64_t rows_, blocks_;
+    std::size_t group_bytes_;
+    std::unique_ptr<kernels::CacheLine[]> lines_;
+};
+
+// Gives back the resident pages wholly inside `bytes` (a region of a private file mapping
+// that has been copied elsewhere): they are dropped, and re-read from the file if touched
+// again, so the original and its copy are not both held in memory.
+void release_mapped_pages(std::span<const std::byte> bytes);
+
+}  // namespace forge::llm
