@@ -67,7 +67,7 @@ Act* quantize_rows(const float* x, std::int64_t m, std::int64_t k, std::span<std
     Act* act = reinterpret_cast<Act*>(scratch.data());
     ThreadPool::global().parallel_for(m, 4, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) {
-            kernels::scalar::quantize(std::span(x + i * k, static_cast<std::size_t>(k)),
+            kernels::active::quantize(std::span(x + i * k, static_cast<std::size_t>(k)),
                                       std::span(act + static_cast<std::size_t>(i) * a_blocks, a_blocks));
         }
     });
