@@ -104,6 +104,11 @@ namespace simd {
 void interleave(const BlockQ4_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept;
 void interleave(const BlockQ8_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept;
 
+// Row r (< 16) of the group at `group` back to its `blocks` plain blocks (the inverse of
+// interleave for that row).
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ4_0* out) noexcept;
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ8_0* out) noexcept;
+
 // info[i] for each of the `count` activation blocks a[i], with `offset` the weight format's
 // kInterleavedOffset.
 void activation_info(const BlockQ8_0* a, std::int64_t count, std::int32_t offset, ActivationBlockInfo* info) noexcept;

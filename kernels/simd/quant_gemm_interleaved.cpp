@@ -63,6 +63,23 @@ void interleave_group(const Block* rows, std::int64_t live_rows, std::int64_t bl
     }
 }
 
+// The inverse for one row: row r of a group back to plain blocks (the embedding lookup of a
+// tied output head reads its rows from here, so the original pages stay released).
+template <typename Block>
+void deinterleave_group_row(const std::byte* group, std::int64_t blocks, int r, std::uint32_t flip, Block* out) {
+    constexpr std::size_t quant_bytes = interleaved_quant_bytes<Block>();
+    constexpr int quads = static_cast<int>(sizeof(Block::qs) / 4);
+    const auto* scales = reinterpret_cast<const f16_bits*>(group + static_cast<std::size_t>(blocks) * quant_bytes);
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::byte* src = group + static_cast<std::size_t>(b) * quant_bytes + static_cast<std::size_t>(r) * 4;
+        for (int t = 0; t < quads; ++t) {
+            const std::uint32_t q = load_u32(src + t * kQuadBytes) ^ flip;
+            std::memcpy(out[b].qs.data() + 4 * t, &q, sizeof(q));
+        }
+        out[b].d = scales[b * kInterleave + r];
+    }
+}
+
 template <typename Block>
 void interleave_rows(const Block* w, std::int64_t n, std::int64_t blocks, std::uint32_t flip, std::byte* out) {
     const std::size_t group_bytes = interleaved_group_bytes<Block>(blocks);
@@ -155,6 +172,13 @@ void interleave(const BlockQ4_0* w, std::int64_t n, std::int64_t blocks, std::by
 }
 void interleave(const BlockQ8_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
     interleave_rows(w, n, blocks, 0x80808080u, out);
+}
+
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ4_0* out) noexcept {
+    deinterleave_group_row(group, blocks, r, 0u, out);
+}
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ8_0* out) noexcept {
+    deinterleave_group_row(group, blocks, r, 0x80808080u, out);
 }
 
 void activation_info(const BlockQ8_0* a, std::int64_t count, std::int32_t offset, ActivationBlockInfo* info) noexcept {

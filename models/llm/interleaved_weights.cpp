@@ -46,7 +46,23 @@ std::shared_ptr<const InterleavedWeights> interleave(const Tensor& weight, DType
 InterleavedWeights::InterleavedWeights(DType dtype, std::int64_t rows, std::int64_t blocks, std::size_t group_bytes)
     : dtype_(dtype), rows_(rows), blocks_(blocks), group_bytes_(group_bytes) {
     const auto groups = static_cast<std::size_t>((rows + kernels::kInterleave - 1) / kernels::kInterleave);
-    lines_.reset(new kernels::CacheLine[groups * group_bytes / sizeof(kernels::CacheLine)]);
+    lines_ = std::make_unique_for_overwrite<kernels::CacheLine[]>(groups * group_bytes / sizeof(kernels::CacheLine));
+}
+
+void InterleavedWeights::copy_row(std::int64_t r, std::span<std::byte> out) const {
+    check(r >= 0 && r < rows_, "interleaved weights: row {} out of range [0, {})", r, rows_);
+    check(out.size() == dtype_bytes(dtype_, static_cast<std::size_t>(blocks_ * 32)),
+          "interleaved weights: a row is {} bytes, not {}", dtype_bytes(dtype_, static_cast<std::size_t>(blocks_ * 32)),
+          out.size());
+#if defined(FORGE_INTERLEAVED_GEMM)
+    const std::byte* g = group(r / kernels::kInterleave);
+    const int lane = static_cast<int>(r % kernels::kInterleave);
+    if (dtype_ == DType::Q4_0) {
+        kernels::simd::deinterleave_row(g, blocks_, lane, reinterpret_cast<kernels::BlockQ4_0*>(out.data()));
+    } else {
+        kernels::simd::deinterleave_row(g, blocks_, lane, reinterpret_cast<kernels::BlockQ8_0*>(out.data()));
+    }
+#endif
 }
 
 std::shared_ptr<const InterleavedWeights> InterleavedWeights::from(const Tensor& weight, bool release_source) {

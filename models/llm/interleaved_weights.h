@@ -8,7 +8,9 @@
 #include "core/tensor.h"
 #include "kernels/quant_gemm_interleaved.h"
 
+#include <cstddef>
 #include <memory>
+#include <span>
 
 namespace forge::llm {
 
@@ -26,6 +28,11 @@ public:
     const std::byte* group(std::int64_t g) const {
         return lines_[0].bytes + static_cast<std::size_t>(g) * group_bytes_;
     }
+
+    // Row r in the original block layout (plain Q4_0 / Q8_0 blocks) into `out`, which holds
+    // exactly one row's bytes: the embedding lookup of a tied output head reads here, so the
+    // released pages of the original are never faulted back in.
+    void copy_row(std::int64_t r, std::span<std::byte> out) const;
 
     InterleavedWeights(DType dtype, std::int64_t rows, std::int64_t blocks, std::size_t group_bytes);
 

@@ -68,6 +68,7 @@ Session::Session(const Model& model, const SessionOptions& options)
     views({{&gate_, h_.n_ff}, {&up_, h_.n_ff}});
     rope_cos_ = batch(h_.rope.n_rot / 2);
     rope_sin_ = batch(h_.rope.n_rot / 2);
+    embed_row_.resize(dtype_bytes(model.weights().token_embd.dtype(), sz(h_.n_embd)));
     logits_.resize(sz(h_.n_vocab));
 }
 
@@ -113,11 +114,20 @@ void Session::forward(std::span<const std::int32_t> tokens, std::span<float> log
     }
 }
 
+// A tied head's table was interleaved for the output matmul and its file pages released;
+// reading rows from the interleaved copy keeps them released (each scattered read of the
+// mapping would fault a neighbourhood of pages back in).
 void Session::embed(std::span<const std::int32_t> tokens) {
-    const Tensor& table = model_.weights().token_embd;
+    const ModelWeights& weights = model_.weights();
+    const Tensor& table = weights.token_embd;
     const std::size_t row_bytes = dtype_bytes(table.dtype(), sz(h_.n_embd));
+    const InterleavedWeights* packed = weights.tied_output ? weights.output.interleaved.get() : nullptr;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
-        const std::span<const std::byte> bytes(table.raw_data() + sz(tokens[i]) * row_bytes, row_bytes);
+        std::span<const std::byte> bytes(table.raw_data() + sz(tokens[i]) * row_bytes, row_bytes);
+        if (packed) {
+            packed->copy_row(tokens[i], embed_row_);
+            bytes = embed_row_;
+        }
         quant::dequantize_bytes(table.dtype(), bytes, row(x_, static_cast<std::int64_t>(i), h_.n_embd));
     }
 }

@@ -75,6 +75,7 @@ private:
     std::span<float> attn_;      // attention output, before the output projection
     std::span<float> gate_, up_;
     std::vector<float> rope_cos_, rope_sin_;  // [n_batch, n_rot / 2], this batch's positions
+    std::vector<std::byte> embed_row_;  // one token_embd row, when it is read from the interleaved head
     std::vector<float> logits_;  // [n_vocab], the last position
 };
 

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <vector>
@@ -188,6 +189,25 @@ TEST(QuantGemmInterleaved, Q8_0WeightsAtMinus128) {
     for (std::int64_t r = 0; r < 3; ++r) {
         for (std::int64_t c = 0; c < 17; ++c) EXPECT_EQ(y[static_cast<std::size_t>(r * 17 + c)], op.spec(r, c));
     }
+}
+
+// deinterleave_row is interleave's inverse: every row of every group comes back byte for byte.
+template <typename Block>
+void check_row_round_trip() {
+    std::mt19937 rng(11);
+    const std::int64_t n = 37, blocks = 5;
+    auto w = random_blocks<Block>(static_cast<std::size_t>(n * blocks), rng);
+    const Operands<Block> op(n, 1, blocks, w, random_activations<BlockQ8_0>(static_cast<std::size_t>(blocks), rng));
+    std::vector<Block> row(static_cast<std::size_t>(blocks));
+    for (std::int64_t r = 0; r < n; ++r) {
+        simd::deinterleave_row(op.group(r / kInterleave), blocks, static_cast<int>(r % kInterleave), row.data());
+        ASSERT_EQ(std::memcmp(row.data(), w.data() + r * blocks, row.size() * sizeof(Block)), 0) << "row " << r;
+    }
+}
+
+TEST(QuantGemmInterleaved, RowsComeBackUnchanged) {
+    check_row_round_trip<BlockQ4_0>();
+    check_row_round_trip<BlockQ8_0>();
 }
 
 }  // namespace
