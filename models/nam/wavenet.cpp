@@ -122,6 +122,10 @@ WaveNet::WaveNet(const WaveNetConfig& config, std::span<const float> weights, co
         if (a.input_size != input)
             throw FormatError(fmt::format("{}: config.layers[{}].input_size is {} but its input has {} channels",
                                           source, i, a.input_size, input));
+        // Core refuses this too: an array's channels carry on from the previous array's head.
+        if (i > 0 && a.channels != config.arrays[i - 1].head_size)
+            throw FormatError(fmt::format("{}: config.layers[{}].channels is {} but the previous array's head size is {}",
+                                          source, i, a.channels, config.arrays[i - 1].head_size));
         if (i > 0 && config.arrays[i - 1].head_size != a.head_output_size())
             throw FormatError(fmt::format("{}: config.layers[{}]: the previous array's head size {} does not match "
                                           "this array's head input {}",

@@ -1,6 +1,7 @@
 // Loader errors: each names the file and the field.
 #include "models/nam/factory.h"
 #include "models/nam/nam_file.h"
+#include "test/models/nam/fixtures.h"
 
 #include <gtest/gtest.h>
 
@@ -58,6 +59,17 @@ TEST(NamLoader, UnknownArchitectureAndActivation) {
            {"config", {{"channels", 2}, {"dilations", nlohmann::json::array({1})}, {"batchnorm", false}, {"activation", "Swish9"}}},
            {"weights", nlohmann::json::array()}};
     EXPECT_NE(error_of(doc).find("unknown activation \"Swish9\""), std::string::npos) << error_of(doc);
+}
+
+// As in Core: a layer array takes the previous array's head output as its channels.
+TEST(NamLoader, LayerArrayChannelsFollowThePreviousHead) {
+    std::ifstream file(testing::test_data() / "core" / "wavenet_classic.nam");
+    nlohmann::json doc = nlohmann::json::parse(file);
+    ASSERT_EQ(error_of(doc), "");
+    doc["config"]["layers"][1]["channels"] = 3;
+    EXPECT_NE(error_of(doc).find("model.nam: config.layers[1].channels is 3 but the previous array's head size is 2"),
+              std::string::npos)
+        << error_of(doc);
 }
 
 TEST(NamLoader, MissingFieldAndMalformedJson) {
