@@ -28,11 +28,9 @@
 namespace forge::nam {
 namespace {
 
-struct Case {
-    const char* model;   // under test/data/nam/core, or "bundled:NAME" for models/nam/bundled/NAME
-    const char* golden;  // Core's render, under test/data/nam/core
-    std::optional<double> slim;
-};
+// model: under test/data/nam/core, or "bundled:NAME" for models/nam/bundled/NAME; golden: Core's
+// render, under test/data/nam/core.
+using Case = testing::CoreRenderCase;
 
 const Case kCases[] = {
     {"wavenet_classic.nam", "wavenet_classic.out.wav", {}},
@@ -72,12 +70,6 @@ std::filesystem::path model_path(const Case& c) {
     return core_data() / name;
 }
 
-// `forge nam run`'s path: an engine with Core render's 64-frame blocks, prewarmed on creation.
-std::vector<float> render_file(const NamFile& file, std::optional<double> slim, std::span<const float> input) {
-    Engine engine(make_model(file, {{}, slim}), 64);
-    return render(engine, input);
-}
-
 std::string read_text(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream text;
@@ -92,13 +84,8 @@ TEST_P(CoreFixtures, MatchesCoreRender) {
     const auto input = audio::read_audio(core_data() / "input.wav").samples;
     const auto golden = audio::read_audio(core_data() / c.golden).samples;
     ASSERT_EQ(input.size(), golden.size());
-    const auto output = render_file(read_nam_file(model_path(c)), c.slim, input);
-
-    const auto [worst, peak, worst_at] = testing::render_error(output, golden);
-    std::printf("[ core fixture ] %-34s %-36s max abs error %.3g, peak %.4g, error/max(1,peak) %.3g\n", c.model,
-                c.golden, worst, peak, worst / std::max(1.0, peak));
-    EXPECT_LE(worst, 1e-5 * std::max(1.0, peak)) << "worst at sample " << worst_at << ": forge " << output[worst_at]
-                                                 << ", Core " << golden[worst_at];
+    const auto output = testing::render_like_core(read_nam_file(model_path(c)), c.slim, input);
+    testing::expect_within_parity_bound(output, golden, std::string(c.model) + " -> " + c.golden);
 }
 
 TEST_P(CoreFixtures, WriteReadRendersIdentically) {
@@ -118,7 +105,7 @@ TEST_P(CoreFixtures, WriteReadRendersIdentically) {
     EXPECT_EQ(copy.sample_rate, original.sample_rate);
     EXPECT_EQ(format_nam(copy), written) << "writing the copy again changed the text";
 
-    const auto a = render_file(original, c.slim, input), b = render_file(copy, c.slim, input);
+    const auto a = testing::render_like_core(original, c.slim, input), b = testing::render_like_core(copy, c.slim, input);
     ASSERT_EQ(a.size(), b.size());
     EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0);
 }

@@ -4,12 +4,20 @@
 // models (models/nam/bundled).
 #pragma once
 
+#include "models/nam/engine.h"
+#include "models/nam/factory.h"
+#include "models/nam/nam_file.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace forge::nam::testing {
@@ -34,6 +42,30 @@ inline RenderError render_error(const std::vector<float>& output, const std::vec
         if (error > e.worst || std::isnan(error)) e.worst = error, e.at = i;
     }
     return e;
+}
+
+// One parity case: a model, Core's render of the input through it, and the slim setting.
+struct CoreRenderCase {
+    const char* model;
+    const char* golden;
+    std::optional<double> slim;
+};
+
+// forge's render as Core's `render` makes it (and `forge nam run`): an engine with 64-frame
+// blocks, prewarmed on creation.
+inline std::vector<float> render_like_core(const NamFile& file, std::optional<double> slim, std::span<const float> input) {
+    Engine engine(make_model(file, {{}, slim}), 64);
+    return render(engine, input);
+}
+
+// The parity bound, worst <= 1e-5 * max(1, peak), with the error printed for the docs' tables.
+inline void expect_within_parity_bound(const std::vector<float>& output, const std::vector<float>& golden,
+                                       const std::string& label) {
+    const auto [worst, peak, worst_at] = render_error(output, golden);
+    std::printf("[ parity ] %-72s max abs error %.3g, peak %.4g, error/max(1,peak) %.3g\n", label.c_str(), worst, peak,
+                worst / std::max(1.0, peak));
+    EXPECT_LE(worst, 1e-5 * std::max(1.0, peak)) << label << ": worst at sample " << worst_at << ": forge "
+                                                 << output[worst_at] << ", Core " << golden[worst_at];
 }
 
 #define FORGE_REQUIRE_NAM_FIXTURES()                                                                    \

@@ -14,11 +14,7 @@
 namespace forge::nam {
 namespace {
 
-struct Case {
-    const char* model;
-    const char* golden;
-    std::optional<double> slim;
-};
+using Case = testing::CoreRenderCase;
 
 const Case kCases[] = {
     {"wavenet.nam", "wavenet.out.wav", {}},
@@ -50,14 +46,8 @@ TEST_P(Parity, MatchesCoreRender) {
     const auto golden = audio::read_audio(dir / c.golden).samples;
     ASSERT_EQ(input.size(), golden.size());
 
-    Engine engine(make_model(read_nam_file(dir / c.model), {{}, c.slim}), 64);  // render's Reset(rate, 64)
-    const auto output = render(engine, input);
-
-    const auto [worst, peak, worst_at] = testing::render_error(output, golden);
-    std::printf("[ parity ] %-32s %-40s max abs error %.3g, peak %.4g, error/peak %.3g\n", c.model, c.golden, worst,
-                peak, worst / std::max(1.0, peak));
-    EXPECT_LE(worst, 1e-5 * std::max(1.0, peak)) << "worst at sample " << worst_at << ": got " << output[worst_at]
-                                                 << ", Core " << golden[worst_at];
+    const auto output = testing::render_like_core(read_nam_file(dir / c.model), c.slim, input);
+    testing::expect_within_parity_bound(output, golden, std::string(c.model) + " -> " + c.golden);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Parity, ::testing::ValuesIn(kCases), [](const auto& info) {
