@@ -44,8 +44,8 @@ public:
 
     Linear linear(const std::string& prefix, std::int64_t n_out, std::int64_t n_in, bool with_bias) const {
         Linear layer{matrix(prefix + ".weight", n_out, n_in), Tensor{}, nullptr};
-        // The original is read again only for embedding rows (tied output), so its pages are
-        // given back: peak memory stays about one copy of the weights.
+        // Nothing reads the original again (a tied head's embedding rows come from the copy),
+        // so its pages are given back: peak memory stays about one copy of the weights.
         layer.interleaved = InterleavedWeights::from(layer.weight, file_.mapped());
         if (with_bias) layer.bias = vector(prefix + ".bias", n_out);
         return layer;
