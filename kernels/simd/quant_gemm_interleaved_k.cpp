@@ -183,10 +183,17 @@ void write_row(const Block& b, int r, std::byte* sb) {
             }
         }
         if constexpr (kHighBits<Block> > 0) {
-            for (int i = 0; i < kOperands; ++i) {
-                for (int k = 0; k < 4; ++k) {
+            // Each byte of a run gathers the high bits of several operands: built in a register
+            // and stored once (byte stores may alias anything, so storing bit by bit is slow).
+            constexpr int runs = kHighBits<Block>;
+            for (int k = 0; k < 4; ++k) {
+                unsigned byte[runs] = {};
+                for (int i = 0; i < kOperands; ++i) {
                     const auto top = static_cast<unsigned>(q[static_cast<std::size_t>(32 * s + 4 * i + k)] >> 4);
-                    sb[high_run<Block>(s, i) + static_cast<std::size_t>(4 * r + k)] |= static_cast<std::byte>(top << high_shift<Block>(i));
+                    byte[runs == 1 ? 0 : i / 4] |= top << high_shift<Block>(i);
+                }
+                for (int h = 0; h < runs; ++h) {
+                    sb[high_run<Block>(s, 4 * h) + static_cast<std::size_t>(4 * r + k)] = static_cast<std::byte>(byte[h]);
                 }
             }
         }
