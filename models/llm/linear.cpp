@@ -227,23 +227,28 @@ void linear(const Linear& layer, std::span<const float> x, std::int64_t m, std::
 void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const float> x, std::int64_t m,
                          ActivationScratch& scratch) {
     check(!outputs.empty(), "linear_shared_input: no layers");
-    const Linear& first = *outputs[0].layer;
-    const bool shareable = outputs.size() <= kMaxShared && first.weight.dtype() != DType::F32 &&
-                           first.weight.dtype() != DType::F16 &&
-                           std::all_of(outputs.begin(), outputs.end(), [&](const LinearOutput& o) {
-                               return o.layer->weight.dtype() == first.weight.dtype() && o.layer->n_in() == first.n_in();
-                           });
-    if (!shareable) {
-        for (const LinearOutput& o : outputs) linear(*o.layer, x, m, o.y, scratch);
-        return;
-    }
-    for (const LinearOutput& o : outputs) check_buffers(*o.layer, x, m, o.y);
-    quant::visit_block_type(first.weight.dtype(), [&](auto tag) {
-        using Block = typename decltype(tag)::type;
-        quantized_linears<Block>(outputs, x.data(), m, scratch);
-    });
-    for (const LinearOutput& o : outputs) {
-        if (o.layer->bias.defined()) add_bias(o.layer->bias, m, o.layer->n_out(), o.y.data());
+    // Runs of neighbouring layers in one block format share a pass: in a Q4_K_M model q and k
+    // (Q4_K) share one, v (Q6_K) takes its own, instead of one pass per layer.
+    const auto joins = [](const Linear& first, const Linear& next) {
+        return first.weight.dtype() != DType::F32 && first.weight.dtype() != DType::F16 &&
+               next.weight.dtype() == first.weight.dtype() && next.n_in() == first.n_in();
+    };
+    for (std::size_t begin = 0, end = 0; begin < outputs.size(); begin = end) {
+        end = begin + 1;
+        while (end < outputs.size() && end - begin < kMaxShared && joins(*outputs[begin].layer, *outputs[end].layer)) ++end;
+        const auto run = outputs.subspan(begin, end - begin);
+        if (run.size() == 1) {
+            linear(*run[0].layer, x, m, run[0].y, scratch);
+            continue;
+        }
+        for (const LinearOutput& o : run) check_buffers(*o.layer, x, m, o.y);
+        quant::visit_block_type(run[0].layer->weight.dtype(), [&](auto tag) {
+            using Block = typename decltype(tag)::type;
+            quantized_linears<Block>(run, x.data(), m, scratch);
+        });
+        for (const LinearOutput& o : run) {
+            if (o.layer->bias.defined()) add_bias(o.layer->bias, m, o.layer->n_out(), o.y.data());
+        }
     }
 }
 
