@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #if defined(FORGE_BACKEND_SIMD) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
     defined(__AVX512DQ__) && defined(__AVX512VNNI__)
@@ -81,14 +82,20 @@ struct ActivationBlockInfo {
     std::int32_t correction;
 };
 
+// The activation format a weight format multiplies against (kernels/quant_dot.h): Q8_0 for
+// the 32-element formats, Q8_K for the K-quants (kernels/quant_gemm_interleaved_k.h).
+template <typename Block>
+using InterleavedActivation = std::conditional_t<Block::kSize == kSuperBlock, BlockQ8_K, BlockQ8_0>;
+
 // y[r * y_stride + j] = dot(weight row j, activation row r) for r < rows and j < cols, the
 // weight rows being the first `cols` rows of the groups starting at w (so cols may end
 // inside the last group). Every row holds `blocks` blocks; a and a_info advance a_stride
-// entries per activation row.
+// entries per activation row. a_info is for the 32-element formats (the K-quants' kernels
+// take what they need from Q8_K's bsums; null there).
 template <typename Block>
 struct InterleavedGemm {
     std::int64_t rows, cols, blocks;
-    const BlockQ8_0* a;
+    const InterleavedActivation<Block>* a;
     const ActivationBlockInfo* a_info;
     std::int64_t a_stride;
     const std::byte* w;  // the first group, 64-byte aligned

@@ -1,8 +1,10 @@
 #include "models/llm/interleaved_weights.h"
 
 #include "core/error.h"
+#include "core/quant/block_types.h"
 #include "core/thread_pool.h"
 #include "kernels/quant_blocks.h"
+#include "kernels/quant_gemm_interleaved_k.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -15,6 +17,23 @@ namespace forge::llm {
 namespace {
 
 #if defined(FORGE_INTERLEAVED_GEMM)
+// The bytes of one 16-row group of `blocks` blocks in Block's interleaved layout.
+template <typename Block>
+std::size_t group_bytes(std::int64_t blocks) {
+    if constexpr (Block::kSize == kernels::kSuperBlock) return kernels::interleaved_k_group_bytes<Block>(blocks);
+    else return kernels::interleaved_group_bytes<Block>(blocks);
+}
+
+// Row `lane` of a group back to plain blocks of the dtype's format.
+void copy_group_row(DType dtype, const std::byte* group, std::int64_t blocks, int lane, std::byte* out) {
+    quant::visit_block_type(dtype, [&](auto tag) {
+        using Block = typename decltype(tag)::type;
+        if constexpr (requires(Block* b) { kernels::simd::deinterleave_row(group, blocks, lane, b); }) {
+            kernels::simd::deinterleave_row(group, blocks, lane, reinterpret_cast<Block*>(out));
+        }
+    });
+}
+
 // Chunks of 256 groups (a few MiB): each is copied by the pool, then (release_source) its
 // source pages are given back before the next is read, so a large matrix (a tied output
 // head) never has both copies resident.
@@ -23,7 +42,7 @@ std::shared_ptr<const InterleavedWeights> interleave(const Tensor& weight, DType
     constexpr std::int64_t kChunkGroups = 256, kPoolGroups = 16;
     const std::int64_t rows = weight.size(0), blocks = weight.size(1) / Block::kSize;
     const std::int64_t groups = (rows + kernels::kInterleave - 1) / kernels::kInterleave;
-    auto packed = std::make_shared<InterleavedWeights>(dtype, rows, blocks, kernels::interleaved_group_bytes<Block>(blocks));
+    auto packed = std::make_shared<InterleavedWeights>(dtype, rows, blocks, group_bytes<Block>(blocks));
     const auto* w = reinterpret_cast<const Block*>(weight.raw_data());
     const auto row_of_group = [&](std::int64_t g) { return std::min(rows, g * kernels::kInterleave); };
     for (std::int64_t chunk = 0; chunk < groups; chunk += kChunkGroups) {
@@ -51,17 +70,10 @@ InterleavedWeights::InterleavedWeights(DType dtype, std::int64_t rows, std::int6
 
 void InterleavedWeights::copy_row(std::int64_t r, std::span<std::byte> out) const {
     check(r >= 0 && r < rows_, "interleaved weights: row {} out of range [0, {})", r, rows_);
-    check(out.size() == dtype_bytes(dtype_, static_cast<std::size_t>(blocks_ * 32)),
-          "interleaved weights: a row is {} bytes, not {}", dtype_bytes(dtype_, static_cast<std::size_t>(blocks_ * 32)),
-          out.size());
+    const auto row_bytes = dtype_bytes(dtype_, static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(dtype_traits(dtype_).block_size));
+    check(out.size() == row_bytes, "interleaved weights: a row is {} bytes, not {}", row_bytes, out.size());
 #if defined(FORGE_INTERLEAVED_GEMM)
-    const std::byte* g = group(r / kernels::kInterleave);
-    const int lane = static_cast<int>(r % kernels::kInterleave);
-    if (dtype_ == DType::Q4_0) {
-        kernels::simd::deinterleave_row(g, blocks_, lane, reinterpret_cast<kernels::BlockQ4_0*>(out.data()));
-    } else {
-        kernels::simd::deinterleave_row(g, blocks_, lane, reinterpret_cast<kernels::BlockQ8_0*>(out.data()));
-    }
+    copy_group_row(dtype_, group(r / kernels::kInterleave), blocks_, static_cast<int>(r % kernels::kInterleave), out.data());
 #endif
 }
 
@@ -70,6 +82,9 @@ std::shared_ptr<const InterleavedWeights> InterleavedWeights::from(const Tensor&
     check(weight.rank() == 2 && weight.is_contiguous(), "interleaved weights: expected a contiguous matrix");
     if (weight.dtype() == DType::Q4_0) return interleave<kernels::BlockQ4_0>(weight, DType::Q4_0, release_source);
     if (weight.dtype() == DType::Q8_0) return interleave<kernels::BlockQ8_0>(weight, DType::Q8_0, release_source);
+    if (weight.dtype() == DType::Q4_K) return interleave<kernels::BlockQ4_K>(weight, DType::Q4_K, release_source);
+    if (weight.dtype() == DType::Q5_K) return interleave<kernels::BlockQ5_K>(weight, DType::Q5_K, release_source);
+    if (weight.dtype() == DType::Q6_K) return interleave<kernels::BlockQ6_K>(weight, DType::Q6_K, release_source);
 #endif
     (void)weight;
     (void)release_source;

@@ -1,6 +1,6 @@
-// A Q4_0 or Q8_0 weight matrix copied at load into the interleaved layout of
-// kernels/quant_gemm_interleaved.h (groups of 16 rows, quants four bytes at a time), where
-// the build has that kernel (simd on AVX-512 VNNI). The copy is owned, cache-line aligned
+// A Q4_0, Q8_0, Q4_K, Q5_K or Q6_K weight matrix copied at load into the interleaved layout
+// of kernels/quant_gemm_interleaved.h or kernels/quant_gemm_interleaved_k.h (groups of 16
+// rows, quants four bytes at a time), where the build has those kernels (simd on AVX-512 VNNI). The copy is owned, cache-line aligned
 // memory; the linear layer multiplies with it in prefill and decode alike. Everything else
 // (the scalar backend, other formats, the embedding lookup) keeps reading the original.
 #pragma once
@@ -29,7 +29,7 @@ public:
         return lines_[0].bytes + static_cast<std::size_t>(g) * group_bytes_;
     }
 
-    // Row r in the original block layout (plain Q4_0 / Q8_0 blocks) into `out`, which holds
+    // Row r in the original block layout (plain blocks of dtype()) into `out`, which holds
     // exactly one row's bytes: the embedding lookup of a tied output head reads here, so the
     // released pages of the original are never faulted back in.
     void copy_row(std::int64_t r, std::span<std::byte> out) const;

@@ -8,6 +8,7 @@
 #include "kernels/quant_dot.h"
 #include "kernels/quant_gemm.h"
 #include "kernels/quant_gemm_interleaved.h"
+#include "kernels/quant_gemm_interleaved_k.h"
 #include "kernels/quantize.h"
 
 #include <algorithm>
@@ -53,11 +54,15 @@ constexpr bool kHasGemm = requires(const kernels::QuantGemm<Block, quant::Activa
     kernels::active::gemm(g);
 };
 
-// The formats whose weights load interleaved (kernels/quant_gemm_interleaved.h), where the
-// build has that kernel.
+// The formats whose weights load interleaved (kernels/quant_gemm_interleaved.h and, for the
+// K-quants, kernels/quant_gemm_interleaved_k.h), where the build has those kernels.
 template <typename Block>
-constexpr bool kInterleavable = kernels::kHasInterleavedGemm && (std::is_same_v<Block, kernels::BlockQ4_0> ||
-                                                                 std::is_same_v<Block, kernels::BlockQ8_0>);
+constexpr bool kInterleavable = kernels::kHasInterleavedGemm && requires(const kernels::InterleavedGemm<Block>& g) {
+    kernels::simd::gemm(g);
+};
+// The 32-element ones also take per-block activation info; the K-quants read Q8_K's bsums.
+template <typename Block>
+constexpr bool kNeedsActivationInfo = kInterleavable<Block> && Block::kSize == 32;
 
 // Each row of x quantized once to the activation format of the weights (Q8_0 or Q8_K).
 template <typename Act>
@@ -120,7 +125,7 @@ struct QuantizedProduct {
         if constexpr (kInterleavable<Block>) {
             if (packed != nullptr) {
                 return kernels::simd::gemm(kernels::InterleavedGemm<Block>{
-                    i1 - i0, r1 - r0, w_blocks, act + i0 * a_blocks, info + i0 * a_blocks, a_blocks,
+                    i1 - i0, r1 - r0, w_blocks, act + i0 * a_blocks, info == nullptr ? nullptr : info + i0 * a_blocks, a_blocks,
                     packed->group(r0 / kernels::kInterleave), y + i0 * n + r0, n});
             }
         }
@@ -158,7 +163,7 @@ void quantized_linears(std::span<const LinearOutput> outputs, const float* x, st
     const std::int64_t k = outputs[0].layer->n_in();
     const Act* act = quantize_rows<Act>(x, m, k, scratch.bytes());
     const kernels::ActivationBlockInfo* info = nullptr;
-    if constexpr (kInterleavable<Block>) {
+    if constexpr (kNeedsActivationInfo<Block>) {
         if (std::any_of(outputs.begin(), outputs.end(), [](const LinearOutput& o) { return o.layer->interleaved != nullptr; })) {
             info = activation_info<Block>(act, m, k / Act::kSize, scratch.block_info());
         }
@@ -222,23 +227,28 @@ void linear(const Linear& layer, std::span<const float> x, std::int64_t m, std::
 void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const float> x, std::int64_t m,
                          ActivationScratch& scratch) {
     check(!outputs.empty(), "linear_shared_input: no layers");
-    const Linear& first = *outputs[0].layer;
-    const bool shareable = outputs.size() <= kMaxShared && first.weight.dtype() != DType::F32 &&
-                           first.weight.dtype() != DType::F16 &&
-                           std::all_of(outputs.begin(), outputs.end(), [&](const LinearOutput& o) {
-                               return o.layer->weight.dtype() == first.weight.dtype() && o.layer->n_in() == first.n_in();
-                           });
-    if (!shareable) {
-        for (const LinearOutput& o : outputs) linear(*o.layer, x, m, o.y, scratch);
-        return;
-    }
-    for (const LinearOutput& o : outputs) check_buffers(*o.layer, x, m, o.y);
-    quant::visit_block_type(first.weight.dtype(), [&](auto tag) {
-        using Block = typename decltype(tag)::type;
-        quantized_linears<Block>(outputs, x.data(), m, scratch);
-    });
-    for (const LinearOutput& o : outputs) {
-        if (o.layer->bias.defined()) add_bias(o.layer->bias, m, o.layer->n_out(), o.y.data());
+    // Runs of neighbouring layers in one block format share a pass: in a Q4_K_M model q and k
+    // (Q4_K) share one, v (Q6_K) takes its own, instead of one pass per layer.
+    const auto joins = [](const Linear& first, const Linear& next) {
+        return first.weight.dtype() != DType::F32 && first.weight.dtype() != DType::F16 &&
+               next.weight.dtype() == first.weight.dtype() && next.n_in() == first.n_in();
+    };
+    for (std::size_t begin = 0, end = 0; begin < outputs.size(); begin = end) {
+        end = begin + 1;
+        while (end < outputs.size() && end - begin < kMaxShared && joins(*outputs[begin].layer, *outputs[end].layer)) ++end;
+        const auto run = outputs.subspan(begin, end - begin);
+        if (run.size() == 1) {
+            linear(*run[0].layer, x, m, run[0].y, scratch);
+            continue;
+        }
+        for (const LinearOutput& o : run) check_buffers(*o.layer, x, m, o.y);
+        quant::visit_block_type(run[0].layer->weight.dtype(), [&](auto tag) {
+            using Block = typename decltype(tag)::type;
+            quantized_linears<Block>(run, x.data(), m, scratch);
+        });
+        for (const LinearOutput& o : run) {
+            if (o.layer->bias.defined()) add_bias(o.layer->bias, m, o.layer->n_out(), o.y.data());
+        }
     }
 }
 

@@ -41,9 +41,9 @@ struct LinearOutput {
 };
 
 // Several layers over the same x (q, k and v; gate and up), each output as linear() gives
-// it. When the layers share one block format, x is quantized once and all their work goes
-// to the thread pool in one pass: one synchronization instead of one per layer, which
-// matters in decoding (a few hundred layers a token). Otherwise one linear() per layer.
+// it. Neighbouring layers that share one block format have x quantized once and all their
+// work given to the thread pool in one pass: one synchronization instead of one per layer,
+// which matters in decoding (a few hundred layers a token). Any other layer: one linear().
 void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const float> x, std::int64_t m,
                          ActivationScratch& scratch);
 

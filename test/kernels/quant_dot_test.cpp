@@ -6,6 +6,7 @@
 #include "kernels/dequantize.h"
 #include "kernels/quant_dot.h"
 #include "kernels/quantize.h"
+#include "test/kernels/quant_contract.h"
 #include "test/kernels/quant_test_data.h"
 
 #include <gtest/gtest.h>
@@ -18,101 +19,6 @@
 
 namespace forge::kernels {
 namespace {
-
-// ---- power-of-two scales: every partial sum exact --------------------------------------------
-
-// ±2^-lo or ±2^-(lo+1), at random.
-float power_of_two(int lo, std::mt19937& rng) {
-    std::uniform_int_distribution<int> bit(0, 1);
-    const float magnitude = std::ldexp(1.0f, -(lo + bit(rng)));
-    return bit(rng) ? magnitude : -magnitude;
-}
-
-// Weight scales d in ±{2^-4, 2^-5}, mins in ±{2^-5, 2^-6}; activation scales in ±{2^-3, 2^-4}.
-// The smallest product of a weight scale and an activation scale is then 2^-10.
-constexpr double kSmallestScaleProduct = 0x1p-10;
-
-template <typename Block>
-void use_power_of_two_scales(std::vector<Block>& blocks, std::mt19937& rng) {
-    for (auto& b : blocks) {
-        if constexpr (std::is_same_v<Block, BlockQ8_K>) b.d = power_of_two(4, rng);
-        else b.d = f32_to_f16(power_of_two(4, rng));
-        if constexpr (requires { b.dmin; }) b.dmin = f32_to_f16(power_of_two(5, rng));
-        if constexpr (requires { b.m; }) b.m = f32_to_f16(power_of_two(5, rng));
-    }
-}
-
-// Activation blocks with quants uniform in [-limit, limit] and power-of-two scales (Q8_K's
-// bsums consistent with its quants, as the quantizer writes them).
-template <typename Act>
-std::vector<Act> small_activations(std::size_t count, int limit, std::mt19937& rng) {
-    std::uniform_int_distribution<int> quant(-limit, limit);
-    std::vector<Act> a(count);
-    for (auto& b : a) {
-        for (auto& q : b.qs) q = static_cast<std::int8_t>(quant(rng));
-        if constexpr (std::is_same_v<Act, BlockQ8_K>) {
-            b.d = power_of_two(3, rng);
-            for (std::size_t j = 0; j < 16; ++j) {
-                int sum = 0;
-                for (std::size_t l = 0; l < 16; ++l) sum += b.qs[16 * j + l];
-                b.bsums[j] = static_cast<std::int16_t>(sum);
-            }
-        } else {
-            b.d = f32_to_f16(power_of_two(3, rng));
-        }
-    }
-    return a;
-}
-
-// ---- the reference and the magnitude M of the rounding bound ---------------------------------
-
-template <typename Block>
-std::vector<float> decoded(const std::vector<Block>& blocks) {
-    std::vector<float> values(blocks.size() * Block::kSize);
-    scalar::dequantize(std::span<const Block>(blocks), std::span<float>(values));
-    return values;
-}
-
-template <typename Block, typename Act>
-double reference_dot(const std::vector<Block>& w, const std::vector<Act>& a) {
-    const auto wf = decoded(w), af = decoded(a);
-    double sum = 0;
-    for (std::size_t i = 0; i < wf.size(); ++i) sum += static_cast<double>(wf[i]) * af[i];
-    return sum;
-}
-
-// M = Σ |dw da q a| + Σ |dmin da m a| over all elements: the sum of the absolute values of
-// every leaf product, whichever way a kernel groups them. The weight splits into its scaled
-// part (mins zeroed) and its min part (scales zeroed); each decodes exactly.
-template <typename Block, typename Act>
-double absolute_product_sum(const std::vector<Block>& w, const std::vector<Act>& a) {
-    auto scaled = w, mins = w;
-    for (auto& b : scaled) {
-        if constexpr (requires { b.dmin; }) b.dmin = f32_to_f16(0.0f);
-        if constexpr (requires { b.m; }) b.m = f32_to_f16(0.0f);
-    }
-    for (auto& b : mins) {
-        if constexpr (std::is_same_v<Block, BlockQ8_K>) b.d = 0.0f;
-        else b.d = f32_to_f16(0.0f);
-    }
-    constexpr bool kHasMin = requires(Block b) { b.dmin; } || requires(Block b) { b.m; };
-    const auto sf = decoded(scaled), mf = decoded(mins), af = decoded(a);
-    double sum = 0;
-    for (std::size_t i = 0; i < af.size(); ++i) {
-        const double weight = std::fabs(static_cast<double>(sf[i])) + (kHasMin ? std::fabs(static_cast<double>(mf[i])) : 0.0);
-        sum += weight * std::fabs(static_cast<double>(af[i]));
-    }
-    return sum;
-}
-
-#if defined(FORGE_BACKEND_SIMD)
-// The contract's bound on |simd - scalar|: 2·γ_D · M with D = 2·n_blocks + 8 roundings on
-// any leaf's path and γ_D = D·u / (1 - D·u), u = 2^-24 (f32's unit roundoff).
-double rounding_bound(std::size_t blocks, double magnitude) {
-    const double u = 0x1p-24, d = 2.0 * static_cast<double>(blocks) + 8.0;
-    return 2.0 * (d * u / (1.0 - d * u)) * magnitude;
-}
-#endif
 
 // Element counts with odd and even numbers of blocks, so kernels that take two blocks at a
 // time meet their tails.

@@ -26,6 +26,7 @@ SMALL = ["--n-layer", "2", "--n-embd", "64", "--n-head", "4", "--n-head-kv", "2"
 WIDE = ["--n-layer", "1", "--n-embd", "256", "--n-head", "4", "--n-head-kv", "2", "--n-ff", "256"]
 
 # name: (arch, shape, seed, make_gguf dtype, extra args, forge quantize type or None[, rope_scaling.py args])
+# forge quantize runs with --pure except for the names in MIXTURES.
 MODELS = {
     "llama-f32": ("llama", SMALL, 1, "f32", [], None),
     "qwen2-f32": ("qwen2", SMALL, 3, "f32", [], None),
@@ -37,10 +38,17 @@ MODELS = {
     "qwen2-q4_0": ("qwen2", SMALL, 3, "f32", [], "Q4_0"),
     "llama-q4_k": ("llama", WIDE, 4, "f32", [], "Q4_K_M"),
     "qwen3-q6_k": ("qwen3", WIDE, 5, "f32", [], "Q6_K"),
+    # llama.cpp's mixtures (not --pure): Q4_K / Q5_K layers with Q6_K attn_v, ffn_down and head;
+    # a tied head (the Q6_K token_embd) and an untied one.
+    "qwen3-q4_k_m": ("qwen3", WIDE, 8, "f32", ["--tie-embeddings"], "Q4_K_M"),
+    "llama-q5_k_m": ("llama", WIDE, 9, "f32", [], "Q5_K_M"),
     # Llama 3.1-style per-pair frequency divisors (rope_freqs.weight) and YaRN metadata.
     "llama-rope-freqs": ("llama", SMALL, 6, "f32", [], None, ["--llama3-freqs", "8,1,4,1024"]),
     "qwen3-yarn": ("qwen3", SMALL, 7, "f32", ["--tie-embeddings"], None, ["--yarn", "4,256", "--attn-factor", "1.1"]),
 }
+
+
+MIXTURES = {"qwen3-q4_k_m", "llama-q5_k_m"}
 
 
 def run(cmd):
@@ -63,7 +71,8 @@ def make_model(name, spec, kit, forge, out, tmp):
         src = scaled
     dst = os.path.join(out, name + ".gguf")
     if qtype:
-        run([forge, "--quiet", "quantize", "--pure", src, dst, qtype])
+        pure = [] if name in MIXTURES else ["--pure"]
+        run([forge, "--quiet", "quantize", *pure, src, dst, qtype])
     else:
         os.replace(src, dst)
     return dst

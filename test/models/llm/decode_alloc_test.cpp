@@ -28,7 +28,7 @@ namespace forge::llm {
 namespace {
 
 TEST(LlmDecode, AllocatesNothingPerToken) {
-    for (const char* name : {"qwen3-q8_0", "llama-f32", "qwen2-q4_0", "llama-q4_k"}) {
+    for (const char* name : {"qwen3-q8_0", "llama-f32", "qwen2-q4_0", "llama-q4_k", "qwen3-q4_k_m"}) {
         const Model model = Model::load(test::golden_path(std::string(name) + ".gguf"));
         for (KvType kv : {KvType::F16, KvType::F32}) {
             SessionOptions options;

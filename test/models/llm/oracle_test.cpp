@@ -107,9 +107,24 @@ TEST_P(QuantizedParity, CosineToLlamaCppOnTheSameFile) {
     }
 }
 
+// One token at a time (n_batch 1): the decode path of every layer (matrix-vector products,
+// the tied head's embedding rows read back from its interleaved copy where there is one).
+TEST_P(QuantizedParity, TokenByTokenToo) {
+    const Golden g = load_golden(GetParam());
+    const Model model = Model::load(g.model_path);
+    const auto n_vocab = static_cast<std::size_t>(model.hparams().n_vocab);
+    const std::vector<float> logits = prompt_logits(model, g, 1);
+    for (std::size_t pos = 0; pos < g.prompt.size(); ++pos) {
+        const double c = cosine({logits.data() + pos * n_vocab, n_vocab}, {g.logits.data() + pos * n_vocab, n_vocab});
+        EXPECT_GE(c, 0.9999) << "position " << pos;
+    }
+}
+
+// llama-q4_k is pure Q4_K; qwen3-q4_k_m (tied head) and llama-q5_k_m (untied) are llama.cpp's
+// Q4_K_M / Q5_K_M mixtures: Q4_K or Q5_K layers beside Q6_K attn_v, ffn_down and head.
 INSTANTIATE_TEST_SUITE_P(Goldens, QuantizedParity,
                          ::testing::Values("qwen3-f16", "qwen3-q8_0", "qwen3-q4_0", "llama-q8_0", "qwen2-q4_0",
-                                           "llama-q4_k", "qwen3-q6_k"));
+                                           "llama-q4_k", "qwen3-q6_k", "qwen3-q4_k_m", "llama-q5_k_m"));
 
 }  // namespace
 }  // namespace forge::llm

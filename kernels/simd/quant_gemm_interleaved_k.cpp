@@ -1,0 +1,438 @@
+// The interleaved Q4_K / Q5_K / Q6_K layout and its AVX-512 VNNI GEMM
+// (kernels/quant_gemm_interleaved_k.h describes both). The register tile is one group of 16
+// weight rows x up to kTileRows activation rows: each 32-element slice of a super-block is
+// loaded and unpacked once into 8 operands and multiplied with every activation row of the
+// tile; each row's integer sum stays in a register for the whole super-block, and the float
+// work (two fused multiply-adds per super-block and row) happens once per super-block.
+// With one activation row (decoding) the same kernel streams each group front to back.
+// ggml repacks Q4_K into 8-row groups for its x86 gemm (ggml-cpu/repack.cpp, MIT); see
+// docs/THIRD-PARTY-NOTICES.md.
+#include "kernels/quant_gemm_interleaved_k.h"
+
+#if defined(FORGE_INTERLEAVED_GEMM)
+
+#include "kernels/simd/quant_lanes.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <type_traits>
+
+namespace forge::kernels::simd {
+
+namespace {
+
+constexpr int kSlices = 8;      // 32-element slices of a super-block
+constexpr int kQuadBytes = 64;  // one quad: four quant bytes of each of the 16 rows
+constexpr int kOperands = 8;    // quant lanes of a slice: operand i meets activation bytes 4i..4i+3
+constexpr int kTileRows = 8;    // activation rows of the register tile
+constexpr std::size_t kQuantBytes = kSlices * 4 * kQuadBytes;
+
+using Codes = std::array<std::uint8_t, kSuperBlock>;  // a super-block's unsigned element codes
+
+// ---- the formats: element codes, their scales, where things lie in a group's super-block ----
+
+// Q4_K and Q5_K: eight sub-blocks of 32, six-bit scales and mins.
+template <typename Block>
+struct KWithMins {
+    static constexpr std::size_t kHighBytes = std::is_same_v<Block, BlockQ5_K> ? kSlices * 64 : 0;
+    static constexpr std::size_t kScales = kQuantBytes + kHighBytes;  // [8][16] bytes
+    static constexpr std::size_t kMins = kScales + 128;               // [4][16][2] bytes
+    static constexpr std::size_t kD = kMins + 128;                    // [16] f16, then dmin [16]
+
+    static Codes codes(const Block& b) {
+        Codes q{};
+        for (int c = 0; c < 4; ++c) {
+            for (int l = 0; l < 32; ++l) {
+                const auto byte = b.qs[static_cast<std::size_t>(32 * c + l)];
+                q[static_cast<std::size_t>(64 * c + l)] = byte & 0xF;
+                q[static_cast<std::size_t>(64 * c + 32 + l)] = byte >> 4;
+                if constexpr (std::is_same_v<Block, BlockQ5_K>) {
+                    const auto high = b.qh[static_cast<std::size_t>(l)];
+                    q[static_cast<std::size_t>(64 * c + l)] |= ((high >> (2 * c)) & 1) << 4;
+                    q[static_cast<std::size_t>(64 * c + 32 + l)] |= ((high >> (2 * c + 1)) & 1) << 4;
+                }
+            }
+        }
+        return q;
+    }
+
+    static void set_codes(const Codes& q, Block& b) {
+        if constexpr (std::is_same_v<Block, BlockQ5_K>) b.qh.fill(0);
+        for (int c = 0; c < 4; ++c) {
+            for (int l = 0; l < 32; ++l) {
+                const int low = q[static_cast<std::size_t>(64 * c + l)], high = q[static_cast<std::size_t>(64 * c + 32 + l)];
+                b.qs[static_cast<std::size_t>(32 * c + l)] = static_cast<std::uint8_t>((low & 0xF) | ((high & 0xF) << 4));
+                if constexpr (std::is_same_v<Block, BlockQ5_K>) {
+                    b.qh[static_cast<std::size_t>(l)] |= static_cast<std::uint8_t>(((low >> 4) << (2 * c)) | ((high >> 4) << (2 * c + 1)));
+                }
+            }
+        }
+    }
+
+    static void write_meta(const Block& b, int r, std::byte* sb) {
+        for (int j = 0; j < 8; ++j) {
+            const ScaleMin sm = unpack_scale_min_k4(j, b.scales);
+            sb[kScales + static_cast<std::size_t>(16 * j + r)] = std::byte{sm.scale};
+            sb[kMins + static_cast<std::size_t>(32 * (j / 2) + 2 * r + j % 2)] = std::byte{sm.min};
+        }
+        std::memcpy(sb + kD + 2 * static_cast<std::size_t>(r), &b.d, 2);
+        std::memcpy(sb + kD + 32 + 2 * static_cast<std::size_t>(r), &b.dmin, 2);
+    }
+
+    // The inverse of unpack_scale_min_k4: the twelve bytes hold every bit of the six-bit values.
+    static void read_meta(const std::byte* sb, int r, Block& b) {
+        std::array<std::uint8_t, 8> sc{}, mn{};
+        for (int j = 0; j < 8; ++j) {
+            sc[static_cast<std::size_t>(j)] = std::to_integer<std::uint8_t>(sb[kScales + static_cast<std::size_t>(16 * j + r)]);
+            mn[static_cast<std::size_t>(j)] = std::to_integer<std::uint8_t>(sb[kMins + static_cast<std::size_t>(32 * (j / 2) + 2 * r + j % 2)]);
+        }
+        for (std::size_t j = 0; j < 4; ++j) {
+            b.scales[j] = static_cast<std::uint8_t>(sc[j] | ((sc[j + 4] >> 4) << 6));
+            b.scales[j + 4] = static_cast<std::uint8_t>(mn[j] | ((mn[j + 4] >> 4) << 6));
+            b.scales[j + 8] = static_cast<std::uint8_t>((sc[j + 4] & 0xF) | ((mn[j + 4] & 0xF) << 4));
+        }
+        std::memcpy(&b.d, sb + kD + 2 * static_cast<std::size_t>(r), 2);
+        std::memcpy(&b.dmin, sb + kD + 32 + 2 * static_cast<std::size_t>(r), 2);
+    }
+};
+
+// Q6_K: sixteen sub-blocks of 16, int8 scales, codes biased by 32.
+struct Q6KLayout {
+    static constexpr std::size_t kHighBytes = 2 * kSlices * 64;
+    static constexpr std::size_t kScales = kQuantBytes + kHighBytes;  // [16][16] int8
+    static constexpr std::size_t kD = kScales + 256;                  // [16] f16
+
+    static Codes codes(const BlockQ6_K& b) {
+        Codes q{};
+        for (int h = 0; h < 2; ++h) {
+            const std::uint8_t* ql = b.ql.data() + 64 * h;
+            const std::uint8_t* qh = b.qh.data() + 32 * h;
+            std::uint8_t* out = q.data() + 128 * h;
+            for (int l = 0; l < 32; ++l) {
+                out[l] = static_cast<std::uint8_t>((ql[l] & 0xF) | ((qh[l] & 3) << 4));
+                out[l + 32] = static_cast<std::uint8_t>((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4));
+                out[l + 64] = static_cast<std::uint8_t>((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4));
+                out[l + 96] = static_cast<std::uint8_t>((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4));
+            }
+        }
+        return q;
+    }
+
+    static void set_codes(const Codes& q, BlockQ6_K& b) {
+        for (int h = 0; h < 2; ++h) {
+            std::uint8_t* ql = b.ql.data() + 64 * h;
+            std::uint8_t* qh = b.qh.data() + 32 * h;
+            const std::uint8_t* in = q.data() + 128 * h;
+            for (int l = 0; l < 32; ++l) {
+                ql[l] = static_cast<std::uint8_t>((in[l] & 0xF) | ((in[l + 64] & 0xF) << 4));
+                ql[l + 32] = static_cast<std::uint8_t>((in[l + 32] & 0xF) | ((in[l + 96] & 0xF) << 4));
+                qh[l] = static_cast<std::uint8_t>((in[l] >> 4) | ((in[l + 32] >> 4) << 2) | ((in[l + 64] >> 4) << 4) |
+                                                  ((in[l + 96] >> 4) << 6));
+            }
+        }
+    }
+
+    static void write_meta(const BlockQ6_K& b, int r, std::byte* sb) {
+        for (int j = 0; j < 16; ++j) {
+            sb[kScales + static_cast<std::size_t>(16 * j + r)] = static_cast<std::byte>(b.scales[static_cast<std::size_t>(j)]);
+        }
+        std::memcpy(sb + kD + 2 * static_cast<std::size_t>(r), &b.d, 2);
+    }
+
+    static void read_meta(const std::byte* sb, int r, BlockQ6_K& b) {
+        for (int j = 0; j < 16; ++j) {
+            b.scales[static_cast<std::size_t>(j)] = static_cast<std::int8_t>(sb[kScales + static_cast<std::size_t>(16 * j + r)]);
+        }
+        std::memcpy(&b.d, sb + kD + 2 * static_cast<std::size_t>(r), 2);
+    }
+};
+
+template <typename Block>
+using Layout = std::conditional_t<std::is_same_v<Block, BlockQ6_K>, Q6KLayout, KWithMins<Block>>;
+
+// The bits above the low nibble of each code (Q5_K one, Q6_K two), in 64-byte runs as the
+// header describes: one run per slice (Q5_K, operand i at bit i of each byte) or two (Q6_K,
+// operand i = 4h + m in run h at bits 2m, 2m+1).
+template <typename Block>
+constexpr int kHighBits = std::is_same_v<Block, BlockQ6_K> ? 2 : std::is_same_v<Block, BlockQ5_K> ? 1 : 0;
+
+// Where the high bits of operand i (of slice s) lie: byte offset of its 64-byte run, and the
+// bit within each byte.
+template <typename Block>
+constexpr std::size_t high_run(int s, int i) {
+    return kQuantBytes + static_cast<std::size_t>(kHighBits<Block> == 1 ? s : 2 * s + i / 4) * 64;
+}
+template <typename Block>
+constexpr int high_shift(int i) {
+    return kHighBits<Block> == 1 ? i : 2 * (i % 4);
+}
+
+// ---- repacking ------------------------------------------------------------------------------
+
+template <typename Block>
+void write_row(const Block& b, int r, std::byte* sb) {
+    const Codes q = Layout<Block>::codes(b);
+    for (int s = 0; s < kSlices; ++s) {
+        for (int t = 0; t < 4; ++t) {
+            for (int k = 0; k < 4; ++k) {
+                const int e = 32 * s + 4 * t + k;
+                const auto low = static_cast<unsigned>(q[static_cast<std::size_t>(e)] & 0xF);
+                const auto high = static_cast<unsigned>(q[static_cast<std::size_t>(e + 16)] & 0xF);
+                sb[static_cast<std::size_t>(256 * s + kQuadBytes * t + 4 * r + k)] = static_cast<std::byte>(low | (high << 4));
+            }
+        }
+        if constexpr (kHighBits<Block> > 0) {
+            // Each byte of a run gathers the high bits of several operands: built in a register
+            // and stored once (byte stores may alias anything, so storing bit by bit is slow).
+            constexpr int runs = kHighBits<Block>;
+            for (int k = 0; k < 4; ++k) {
+                unsigned byte[runs] = {};
+                for (int i = 0; i < kOperands; ++i) {
+                    const auto top = static_cast<unsigned>(q[static_cast<std::size_t>(32 * s + 4 * i + k)] >> 4);
+                    byte[runs == 1 ? 0 : i / 4] |= top << high_shift<Block>(i);
+                }
+                for (int h = 0; h < runs; ++h) {
+                    sb[high_run<Block>(s, 4 * h) + static_cast<std::size_t>(4 * r + k)] = static_cast<std::byte>(byte[h]);
+                }
+            }
+        }
+    }
+    Layout<Block>::write_meta(b, r, sb);
+}
+
+template <typename Block>
+void read_row(const std::byte* sb, int r, Block& b) {
+    Codes q{};
+    for (int s = 0; s < kSlices; ++s) {
+        for (int t = 0; t < 4; ++t) {
+            for (int k = 0; k < 4; ++k) {
+                const int e = 32 * s + 4 * t + k;
+                const auto byte = std::to_integer<unsigned>(sb[static_cast<std::size_t>(256 * s + kQuadBytes * t + 4 * r + k)]);
+                q[static_cast<std::size_t>(e)] = static_cast<std::uint8_t>(byte & 0xF);
+                q[static_cast<std::size_t>(e + 16)] = static_cast<std::uint8_t>(byte >> 4);
+            }
+        }
+        if constexpr (kHighBits<Block> > 0) {
+            constexpr unsigned mask = (1u << kHighBits<Block>) - 1;
+            for (int i = 0; i < kOperands; ++i) {
+                for (int k = 0; k < 4; ++k) {
+                    const auto byte = std::to_integer<unsigned>(sb[high_run<Block>(s, i) + static_cast<std::size_t>(4 * r + k)]);
+                    q[static_cast<std::size_t>(32 * s + 4 * i + k)] |= static_cast<std::uint8_t>(((byte >> high_shift<Block>(i)) & mask) << 4);
+                }
+            }
+        }
+    }
+    Layout<Block>::set_codes(q, b);
+    Layout<Block>::read_meta(sb, r, b);
+}
+
+template <typename Block>
+void interleave_rows(const Block* w, std::int64_t n, std::int64_t blocks, std::byte* out) {
+    constexpr std::size_t sb_bytes = interleaved_k_superblock_bytes<Block>();
+    const std::size_t group_bytes = interleaved_k_group_bytes<Block>(blocks);
+    for (std::int64_t r0 = 0; r0 < n; r0 += kInterleave) {
+        std::byte* group = out + static_cast<std::size_t>(r0 / kInterleave) * group_bytes;
+        std::memset(group, 0, group_bytes);
+        for (std::int64_t r = r0; r < std::min(n, r0 + kInterleave); ++r) {
+            for (std::int64_t b = 0; b < blocks; ++b) {
+                write_row(w[r * blocks + b], static_cast<int>(r - r0), group + static_cast<std::size_t>(b) * sb_bytes);
+            }
+        }
+    }
+}
+
+template <typename Block>
+void deinterleave(const std::byte* group, std::int64_t blocks, int r, Block* out) {
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        read_row(group + static_cast<std::size_t>(b) * interleaved_k_superblock_bytes<Block>(), r, out[b]);
+    }
+}
+
+// ---- the kernel -----------------------------------------------------------------------------
+
+std::uint32_t load_u32(const void* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+__m512i shift_bits(__m512i v, int left) {
+    return left >= 0 ? _mm512_sll_epi32(v, _mm_cvtsi32_si128(left)) : _mm512_srl_epi32(v, _mm_cvtsi32_si128(-left));
+}
+
+// Slice s's 8 operands: the nibbles, then (Q5_K, Q6_K) the high bits moved to bit 4 up.
+template <typename Block>
+void load_operands(const std::byte* sb, int s, __m512i (&w)[kOperands]) {
+    const __m512i low_nibble = _mm512_set1_epi8(0x0F);
+    for (int t = 0; t < 4; ++t) {
+        const __m512i q = _mm512_load_si512(sb + 256 * s + kQuadBytes * t);
+        w[t] = _mm512_and_si512(q, low_nibble);
+        w[t + 4] = _mm512_and_si512(_mm512_srli_epi16(q, 4), low_nibble);
+    }
+    if constexpr (kHighBits<Block> > 0) {
+        const __m512i mask = _mm512_set1_epi8(static_cast<char>(((1 << kHighBits<Block>) - 1) << 4));
+        for (int i = 0; i < kOperands; ++i) {
+            const __m512i run = _mm512_load_si512(sb + high_run<Block>(s, i));
+            // w | (shifted & mask): the truth table 0xF8 of vpternlogd.
+            w[i] = _mm512_ternarylogic_epi32(w[i], shift_bits(run, 4 - high_shift<Block>(i)), mask, 0xF8);
+        }
+    }
+}
+
+// Σ over operands [first, first + count) of operand x activation bytes, onto `sum`.
+template <int First, int Count>
+__m512i dot_operands(__m512i sum, const __m512i (&w)[kOperands], const std::int8_t* a) {
+    for (int i = First; i < First + Count; ++i) {
+        sum = _mm512_dpbusd_epi32(sum, w[i], _mm512_set1_epi32(static_cast<int>(load_u32(a + 4 * i))));
+    }
+    return sum;
+}
+
+// Decoding streams the weights once from memory: ask for them a few super-blocks ahead.
+constexpr std::size_t kAhead = 4096;
+
+template <typename Block>
+void prefetch_ahead(const std::byte* sb) {
+    for (std::size_t line = 0; line < interleaved_k_superblock_bytes<Block>(); line += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(sb) + kAhead + line, _MM_HINT_T0);
+    }
+}
+
+// Slice s of one super-block into every row's integer sum.
+template <typename Block, int R>
+void add_slice(const std::byte* sb, int s, const BlockQ8_K* const (&a)[R], __m512i (&isum)[R]) {
+    __m512i w[kOperands];
+    load_operands<Block>(sb, s, w);
+    if constexpr (std::is_same_v<Block, BlockQ6_K>) {
+        // Sub-blocks 2s (operands 0-3) and 2s+1 (4-7); each sum starts from -32 Σa (the bias).
+        const auto* scales = reinterpret_cast<const __m128i*>(sb + Q6KLayout::kScales) + 2 * s;
+        const __m512i scale0 = _mm512_cvtepi8_epi32(_mm_load_si128(scales));
+        const __m512i scale1 = _mm512_cvtepi8_epi32(_mm_load_si128(scales + 1));
+        for (int r = 0; r < R; ++r) {
+            const std::int8_t* q = a[r]->qs.data() + 32 * s;
+            const auto bias0 = -32 * a[r]->bsums[static_cast<std::size_t>(2 * s)];
+            const auto bias1 = -32 * a[r]->bsums[static_cast<std::size_t>(2 * s + 1)];
+            const __m512i sum0 = dot_operands<0, 4>(_mm512_set1_epi32(bias0), w, q);
+            const __m512i sum1 = dot_operands<4, 4>(_mm512_set1_epi32(bias1), w, q);
+            isum[r] = _mm512_add_epi32(isum[r], _mm512_add_epi32(_mm512_mullo_epi32(sum0, scale0), _mm512_mullo_epi32(sum1, scale1)));
+        }
+    } else {
+        const auto* scales = reinterpret_cast<const __m128i*>(sb + KWithMins<Block>::kScales) + s;
+        const __m512i scale = _mm512_cvtepu8_epi32(_mm_load_si128(scales));
+        for (int r = 0; r < R; ++r) {
+            const __m512i sum = dot_operands<0, kOperands>(_mm512_setzero_si512(), w, a[r]->qs.data() + 32 * s);
+            isum[r] = _mm512_add_epi32(isum[r], _mm512_mullo_epi32(sum, scale));
+        }
+    }
+}
+
+// Σ_j min_j Σa_j for the 16 rows: vpdpwssd of the (min 2p, min 2p+1) pairs against the
+// activation's (Σa_2p, Σa_2p+1), each Σa_j = bsums 2j + 2j+1 (|Σa_j| <= 32 · 127 fits int16).
+template <typename Block>
+__m512i min_sums(const __m512i (&mins)[4], const BlockQ8_K& a) {
+    const __m256i sums = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.bsums.data())),
+                                           _mm256_set1_epi16(1));
+    alignas(16) std::int32_t pairs[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(pairs),
+                    _mm_packs_epi32(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1)));
+    __m512i imin = _mm512_setzero_si512();
+    for (int p = 0; p < 4; ++p) imin = _mm512_dpwssd_epi32(imin, mins[p], _mm512_set1_epi32(pairs[p]));
+    return imin;
+}
+
+// The super-block's float terms into every row's accumulator: d·da·isum, then -dmin·da·imin.
+template <typename Block, int R>
+void add_float_terms(const std::byte* sb, const BlockQ8_K* const (&a)[R], const __m512i (&isum)[R], __m512 (&acc)[R]) {
+    const std::size_t d_at = Layout<Block>::kD;
+    const __m512 d = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(sb + d_at)));
+    if constexpr (std::is_same_v<Block, BlockQ6_K>) {
+        for (int r = 0; r < R; ++r) {
+            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[r]), _mm512_mul_ps(d, _mm512_set1_ps(a[r]->d)), acc[r]);
+        }
+    } else {
+        const __m512 dmin = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(sb + d_at + 32)));
+        __m512i mins[4];
+        for (int p = 0; p < 4; ++p) {
+            mins[p] = _mm512_cvtepu8_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(sb + KWithMins<Block>::kMins) + p));
+        }
+        for (int r = 0; r < R; ++r) {
+            const __m512 da = _mm512_set1_ps(a[r]->d);
+            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[r]), _mm512_mul_ps(d, da), acc[r]);
+            acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(min_sums<Block>(mins, *a[r])), _mm512_mul_ps(dmin, da), acc[r]);
+        }
+    }
+}
+
+// Outputs j < cols of one group for activation rows r0..r0+R-1.
+template <typename Block, int R>
+void tile(const InterleavedGemm<Block>& g, const std::byte* group, std::int64_t r0, __mmask16 cols) {
+    constexpr std::size_t sb_bytes = interleaved_k_superblock_bytes<Block>();
+    __m512 acc[R];
+    for (auto& v : acc) v = _mm512_setzero_ps();
+    for (std::int64_t b = 0; b < g.blocks; ++b) {
+        const std::byte* sb = group + static_cast<std::size_t>(b) * sb_bytes;
+        if constexpr (R == 1) prefetch_ahead<Block>(sb);
+        const BlockQ8_K* a[R];
+        for (int r = 0; r < R; ++r) a[r] = g.a + (r0 + r) * g.a_stride + b;
+        __m512i isum[R];
+        for (auto& v : isum) v = _mm512_setzero_si512();
+        for (int s = 0; s < kSlices; ++s) add_slice<Block, R>(sb, s, a, isum);
+        add_float_terms<Block, R>(sb, a, isum, acc);
+    }
+    for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(g.y + (r0 + r) * g.y_stride, cols, acc[r]);
+}
+
+template <typename Block, int R>
+void edge_tile(const InterleavedGemm<Block>& g, const std::byte* group, std::int64_t r0, int rows, __mmask16 cols) {
+    if constexpr (R > 1) {
+        if (rows < R) return edge_tile<Block, R - 1>(g, group, r0, rows, cols);
+    }
+    tile<Block, R>(g, group, r0, cols);
+}
+
+// Groups outside, activation tiles inside: a group's bytes stay in cache while the activation
+// rows stream past.
+template <typename Block>
+void gemm_groups(const InterleavedGemm<Block>& g) {
+    const std::size_t group_bytes = interleaved_k_group_bytes<Block>(g.blocks);
+    for (std::int64_t c0 = 0; c0 < g.cols; c0 += kInterleave) {
+        const std::byte* group = g.w + static_cast<std::size_t>(c0 / kInterleave) * group_bytes;
+        const auto live = static_cast<unsigned>(std::min<std::int64_t>(kInterleave, g.cols - c0));
+        const auto cols = static_cast<__mmask16>((1u << live) - 1u);
+        const InterleavedGemm<Block> at{g.rows, g.cols, g.blocks, g.a, nullptr, g.a_stride, g.w, g.y + c0, g.y_stride};
+        std::int64_t r0 = 0;
+        for (; r0 + kTileRows <= g.rows; r0 += kTileRows) tile<Block, kTileRows>(at, group, r0, cols);
+        if (r0 < g.rows) edge_tile<Block, kTileRows - 1>(at, group, r0, static_cast<int>(g.rows - r0), cols);
+    }
+}
+
+}  // namespace
+
+void interleave(const BlockQ4_K* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
+    interleave_rows(w, n, blocks, out);
+}
+void interleave(const BlockQ5_K* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
+    interleave_rows(w, n, blocks, out);
+}
+void interleave(const BlockQ6_K* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
+    interleave_rows(w, n, blocks, out);
+}
+
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ4_K* out) noexcept {
+    deinterleave(group, blocks, r, out);
+}
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ5_K* out) noexcept {
+    deinterleave(group, blocks, r, out);
+}
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ6_K* out) noexcept {
+    deinterleave(group, blocks, r, out);
+}
+
+void gemm(const InterleavedGemm<BlockQ4_K>& g) noexcept { gemm_groups(g); }
+void gemm(const InterleavedGemm<BlockQ5_K>& g) noexcept { gemm_groups(g); }
+void gemm(const InterleavedGemm<BlockQ6_K>& g) noexcept { gemm_groups(g); }
+
+}  // namespace forge::kernels::simd
+
+#endif
