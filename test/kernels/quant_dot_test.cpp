@@ -1,7 +1,8 @@
 // Quantized dot products: the scalar specification against double-precision math on the
 // decoded values, and (simd builds) the simd kernels against the scalar ones under the
 // contract of kernels/quant_dot.h: bit for bit where every partial sum is exact (power-of-two
-// scales, small sums), within the derived rounding bound 2·γ_D · M everywhere else.
+// scales, small sums). Everywhere else the contract's worst case is 2·γ_D · M (8.3e-5·M at
+// 11 008 elements); the test holds both backends to 10x what they measure: kDotBound below.
 #include "kernels/backend.h"
 #include "kernels/dequantize.h"
 #include "kernels/quant_dot.h"
@@ -105,14 +106,11 @@ double absolute_product_sum(const std::vector<Block>& w, const std::vector<Act>&
     return sum;
 }
 
-#if defined(FORGE_BACKEND_SIMD)
-// The contract's bound on |simd - scalar|: 2·γ_D · M with D = 2·n_blocks + 8 roundings on
-// any leaf's path and γ_D = D·u / (1 - D·u), u = 2^-24 (f32's unit roundoff).
-double rounding_bound(std::size_t blocks, double magnitude) {
-    const double u = 0x1p-24, d = 2.0 * static_cast<double>(blocks) + 8.0;
-    return 2.0 * (d * u / (1.0 - d * u)) * magnitude;
-}
-#endif
+// |result - double-precision dot| <= kDotBound · M for scalar and simd, and |simd - scalar|
+// too. Measured over every format and length below (up to 11 008 elements, 8 rows each,
+// AVX2 and scalar builds): scalar vs double <= 2.2e-8·M (q4_1), simd vs double <= 3.9e-8·M
+// (iq4_nl), simd vs scalar <= 5.0e-8·M (q5_0). About 8 f32 roundings of M, far inside γ_D.
+constexpr double kDotBound = 5e-7;
 
 // Element counts with odd and even numbers of blocks, so kernels that take two blocks at a
 // time meet their tails.
@@ -132,11 +130,12 @@ void check_format(const char* name) {
             const auto a = random_activations<Act>(na, rng);
             const float got = scalar::dot(std::span<const Block>(w), std::span<const Act>(a));
             const double magnitude = absolute_product_sum(w, a);
-            // The spec adds one f32 term per block: allow a few ulps of the term magnitudes.
-            EXPECT_NEAR(got, reference_dot(w, a), 1e-5 * magnitude + 1e-30) << name << " n=" << elements;
+            const double exact = reference_dot(w, a);
+            EXPECT_NEAR(got, exact, kDotBound * magnitude + 1e-30) << name << " n=" << elements;
 #if defined(FORGE_BACKEND_SIMD)
             const float fast = simd::dot(std::span<const Block>(w), std::span<const Act>(a));
-            EXPECT_NEAR(fast, got, rounding_bound(nw, magnitude))
+            EXPECT_NEAR(fast, exact, kDotBound * magnitude + 1e-30) << name << " simd n=" << elements;
+            EXPECT_NEAR(fast, got, kDotBound * magnitude + 1e-30)
                 << name << " simd " << fast << " vs scalar " << got << " n=" << elements;
 #endif
         }
