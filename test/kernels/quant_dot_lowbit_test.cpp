@@ -58,7 +58,7 @@ std::pair<double, double> exact_dot(const std::vector<Block>& w, const std::vect
 }
 
 // 10x the worst measured relative to M = Σ|leaf products| (MXFP4 random rows, up to 344
-// blocks, AVX2 and scalar builds): scalar vs double 6.7e-9, simd vs double 1.1e-8, simd vs
+// blocks, simd build on AVX-512 and scalar build): scalar vs double 6.7e-9, simd vs double 1.1e-8, simd vs
 // scalar 9.2e-9; IQ4_XS at full scale (below) 0.
 constexpr double kLowBitBound = 1.2e-7;
 
@@ -66,7 +66,7 @@ constexpr double kLowBitBound = 1.2e-7;
 // simd both equal the exact value, bit for bit. Beyond that (IQ4_XS at full scale), scalar
 // still equals the exact value for one block (its integer sum is rounded once, like the exact
 // value), and simd lies within kLowBitBound · M of scalar: the contract (kernels/quant_dot.h)
-// allows 2 γ_D M, the AVX2 build measures 0 there.
+// allows 2 γ_D M, the simd build (AVX-512) measures 0 there.
 template <typename Block, typename Act>
 void expect_exact(const std::vector<Block>& w, const std::vector<Act>& a, const char* what) {
     const auto [exact, magnitude] = exact_dot(w, a);

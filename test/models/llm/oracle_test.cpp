@@ -117,7 +117,7 @@ TEST_P(Parity, GreedyContinuationIsTokenExact) {
 }
 
 // Bounds are 10x the worst position measured against llama.cpp (2 sig. digits), the larger of
-// the simd (AVX2) and scalar builds; the measurement is beside each. Why some differ:
+// the simd (AVX-512 machine) and scalar builds; the measurement is beside each. Why some differ:
 // - f32 weights, f32 cache: the same math in another summation order (~1e-6).
 // - f16 cache: llama.cpp rounds the queries and the softmax weights to f16 and forge does the
 //   same (models/llm/attention.cpp); the summation order still differs, and an f16 rounding
