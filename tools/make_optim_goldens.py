@@ -3,10 +3,8 @@
 
 For each configuration: the initial parameters (a matrix and a vector), a fixed gradient for
 each of 4 steps, and the parameters after every step, from torch.optim (PyTorch 1.13) in
-float32 -- or, for Muon, from a float32 transcription of Keller Jordan's reference
-(github.com/KellerJordan/Muon, muon.py: zeropower_via_newtonschulz5 and muon_update; the
-reference casts to bfloat16 inside Newton-Schulz, this transcription stays in float32).
-Also one case of torch.nn.utils.clip_grad_norm_.
+float32. Also one case of torch.nn.utils.clip_grad_norm_. Muon's golden comes from the reference
+Muon itself, on this file's matrices and gradients: tools/make_muon_golden.py.
 
 Run with Debian's python3-torch: /usr/bin/python3 tools/make_optim_goldens.py
 """
@@ -44,43 +42,6 @@ def run_torch(make, params, grads):
     return history
 
 
-def zeropower_via_newtonschulz5(G, steps):
-    a, b, c = (3.4445, -4.7750, 2.0315)
-    X = G.float()
-    if G.size(-2) > G.size(-1):
-        X = X.mT
-    X = X / (X.norm(dim=(-2, -1), keepdim=True) + 1e-7)
-    for _ in range(steps):
-        A = X @ X.mT
-        B = b * A + c * A @ A
-        X = a * X + B @ X
-    if G.size(-2) > G.size(-1):
-        X = X.mT
-    return X
-
-
-def muon_update(grad, momentum, beta=0.95, ns_steps=5, nesterov=True):
-    momentum.lerp_(grad, 1 - beta)
-    update = grad.lerp_(momentum, beta) if nesterov else momentum
-    update = zeropower_via_newtonschulz5(update, steps=ns_steps)
-    update *= max(1, grad.size(-2) / grad.size(-1)) ** 0.5
-    return update
-
-
-def run_muon(params, grads, lr, weight_decay):
-    """Matrices only (the vector goes to AdamW, covered by the AdamW cases)."""
-    params = [p.clone() for p in params if p.ndim == 2]
-    momenta = [torch.zeros_like(p) for p in params]
-    history = []
-    for step_grads in grads:
-        for p, m, g in zip(params, momenta, [g for g in step_grads if g.ndim == 2]):
-            update = muon_update(g.clone(), m)
-            p.mul_(1 - lr * weight_decay)
-            p.add_(update.reshape(p.shape), alpha=-lr)
-        history.append([values(p) for p in params])
-    return history
-
-
 def main():
     os.makedirs(OUT, exist_ok=True)
     gen = torch.Generator().manual_seed(3)
@@ -92,7 +53,6 @@ def main():
         "sgd_nesterov": dict(kind="sgd", lr=0.1, momentum=0.9, dampening=0.0, weight_decay=0.01, nesterov=True),
         "adam": dict(kind="adam", lr=1e-2, betas=[0.9, 0.999], eps=1e-8, weight_decay=0.1),
         "adamw": dict(kind="adamw", lr=1e-2, betas=[0.9, 0.95], eps=1e-8, weight_decay=0.1),
-        "muon": dict(kind="muon", lr=0.02, momentum=0.95, weight_decay=0.01),
     }
     doc = {"initial": [values(p) for p in params], "grads": [[values(g) for g in s] for s in grads], "cases": {}}
     for name, c in cases.items():
@@ -100,13 +60,11 @@ def main():
             make = lambda ps, c=c: torch.optim.SGD(ps, lr=c["lr"], momentum=c["momentum"], dampening=c["dampening"],
                                                    weight_decay=c["weight_decay"], nesterov=c["nesterov"])
             history = run_torch(make, params, grads)
-        elif c["kind"] in ("adam", "adamw"):
+        else:
             cls = torch.optim.Adam if c["kind"] == "adam" else torch.optim.AdamW
             make = lambda ps, c=c, cls=cls: cls(ps, lr=c["lr"], betas=tuple(c["betas"]), eps=c["eps"],
                                                 weight_decay=c["weight_decay"])
             history = run_torch(make, params, grads)
-        else:
-            history = run_muon(params, grads, c["lr"], c["weight_decay"])
         doc["cases"][name] = {"config": c, "after_step": history}
 
     clip_grads = [g.clone() for g in grads[0]]

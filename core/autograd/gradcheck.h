@@ -19,10 +19,16 @@
 
 namespace forge::ag {
 
+// The defaults catch a VJP that is 1% off wherever |numeric| > 0.012 (test/core/autograd/
+// engine_test.cpp checks that). What they must allow is the central difference's own error:
+// f's f32 rounding over the step, about u * sum|w * y| / eps, and the truncation, about
+// eps^2 / 6 times the third derivative. The worst measured over every gradcheck in the suite
+// (both backends) is |analytic - numeric| = 1.3e-4, in a check whose largest |numeric| is 1.9;
+// docs/TESTING.md lists the measurements.
 struct GradcheckOptions {
     double eps = 5e-3;   // perturbation of each input element
-    double rtol = 1e-2;  // |analytic - numeric| <= atol + rtol * |numeric|
-    double atol = 1e-3;
+    double rtol = 1e-3;  // |analytic - numeric| <= atol + rtol * |numeric|
+    double atol = 1e-4;
     std::uint64_t seed = 1;  // of the cotangent w
 };
 

@@ -38,7 +38,8 @@ private:
 
 // q and out are [n_tokens, n_head * head_dim]; the cache already holds the new keys/values.
 // Query i sees every cached position <= pos0 + i, weighted by softmax(q·k / sqrt(head_dim)).
-void attention(const KvCache& cache, std::int64_t layer, const AttentionShape& shape, std::span<const float> q,
+// With an f16 cache, q is rounded to f16 in place first, as llama.cpp does.
+void attention(const KvCache& cache, std::int64_t layer, const AttentionShape& shape, std::span<float> q,
                std::span<float> out, AttentionScratch& scratch);
 
 }  // namespace forge::llm

@@ -38,15 +38,26 @@ void Sampler::reset() {
 }
 
 std::int32_t Sampler::sample(std::span<const float> logits) {
+    distribution(logits);
+    if (options_.temperature == 0.0f) return candidates_.front().id;
+    return draw();
+}
+
+std::span<const Sampler::Candidate> Sampler::distribution(std::span<const float> logits) {
     candidates_.clear();
     for (std::size_t i = 0; i < logits.size(); ++i) candidates_.push_back({static_cast<std::int32_t>(i), logits[i], 0.0f});
     apply_penalties();
-    if (options_.temperature == 0.0f) return greedy();
+    if (options_.temperature == 0.0f) {
+        const Candidate best = greedy();
+        candidates_.assign(1, {best.id, best.logit, 1.0f});  // within capacity: no allocation
+        return candidates_;
+    }
     if (options_.top_k > 0) keep_top_k(static_cast<std::size_t>(options_.top_k));
     if (options_.top_p < 1.0f) keep_top_p();
     if (options_.min_p > 0.0f) keep_min_p();
     for (Candidate& c : candidates_) c.logit /= options_.temperature;
-    return draw();
+    softmax();
+    return candidates_;
 }
 
 // llama.cpp's penalties: each distinct token in the window once, by its count there.
@@ -67,8 +78,8 @@ void Sampler::apply_penalties() {
     }
 }
 
-std::int32_t Sampler::greedy() const {
-    return std::min_element(candidates_.begin(), candidates_.end(), by_logit_then_id<Candidate, Candidate>)->id;
+Sampler::Candidate Sampler::greedy() const {
+    return *std::min_element(candidates_.begin(), candidates_.end(), by_logit_then_id<Candidate, Candidate>);
 }
 
 void Sampler::keep_top_k(std::size_t k) {
@@ -112,8 +123,8 @@ void Sampler::keep_min_p() {
     std::erase_if(candidates_, [&](const Candidate& c) { return c.p < options_.min_p * best; });
 }
 
+// A draw from the probabilities distribution() left in candidates_.
 std::int32_t Sampler::draw() {
-    softmax();
     // 53 random bits -> [0, 1): the same on every platform, unlike std::uniform_real_distribution.
     const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
     double cumulative = 0.0;

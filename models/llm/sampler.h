@@ -27,10 +27,20 @@ struct SamplerOptions {
 
 class Sampler {
 public:
+    struct Candidate {
+        std::int32_t id;
+        float logit;  // after penalties and temperature
+        float p;      // the probability of drawing it
+    };
+
     Sampler(const SamplerOptions& options, std::int64_t n_vocab);
 
-    // The next token for `logits` [n_vocab], given the tokens accepted so far.
+    // The next token for `logits` [n_vocab], given the tokens accepted so far: a draw from
+    // distribution(logits).
     std::int32_t sample(std::span<const float> logits);
+    // The tokens sample() draws from for these logits and their probabilities (temperature 0:
+    // the greedy token alone, p = 1). Valid until the next call; consumes no randomness.
+    std::span<const Candidate> distribution(std::span<const float> logits);
     // Record a token (sampled, or part of the prompt) for the penalties.
     void accept(std::int32_t token);
     void reset();  // forget the history; the random stream continues
@@ -38,17 +48,12 @@ public:
     const SamplerOptions& options() const { return options_; }
 
 private:
-    struct Candidate {
-        std::int32_t id;
-        float logit;
-        float p;
-    };
     void apply_penalties();
     void keep_top_k(std::size_t k);
     void keep_top_p();
     void keep_min_p();
     void softmax();
-    std::int32_t greedy() const;
+    Candidate greedy() const;
     std::int32_t draw();
 
     SamplerOptions options_;

@@ -57,10 +57,16 @@ std::pair<double, double> exact_dot(const std::vector<Block>& w, const std::vect
     return {sum, magnitude};
 }
 
+// 10x the worst measured relative to M = Σ|leaf products| (MXFP4 random rows, up to 344
+// blocks, simd build on AVX-512 and scalar build): scalar vs double 6.7e-9, simd vs double 1.1e-8, simd vs
+// scalar 9.2e-9; IQ4_XS at full scale (below) 0.
+constexpr double kLowBitBound = 1.2e-7;
+
 // Where every partial sum is an integer below 2^24 (magnitude M < 2^24, scales 1), scalar and
 // simd both equal the exact value, bit for bit. Beyond that (IQ4_XS at full scale), scalar
 // still equals the exact value for one block (its integer sum is rounded once, like the exact
-// value), and simd lies within the contract's bound 2 γ_D M of scalar (kernels/quant_dot.h).
+// value), and simd lies within kLowBitBound · M of scalar: the contract (kernels/quant_dot.h)
+// allows 2 γ_D M, the simd build (AVX-512) measures 0 there.
 template <typename Block, typename Act>
 void expect_exact(const std::vector<Block>& w, const std::vector<Act>& a, const char* what) {
     const auto [exact, magnitude] = exact_dot(w, a);
@@ -74,8 +80,7 @@ void expect_exact(const std::vector<Block>& w, const std::vector<Act>& a, const 
     if (exact_in_f32) {
         EXPECT_EQ(std::bit_cast<std::uint32_t>(fast), std::bit_cast<std::uint32_t>(got)) << what << " simd " << fast << " vs " << got;
     } else {
-        const double u = std::ldexp(1.0, -24), d = 2.0 * static_cast<double>(w.size()) + 8.0;
-        EXPECT_NEAR(fast, got, 2.0 * d * u / (1.0 - d * u) * magnitude) << what << " simd";
+        EXPECT_NEAR(fast, got, kLowBitBound * magnitude) << what << " simd";
     }
 #endif
 }
@@ -203,8 +208,9 @@ TEST(QuantDotLowBit, MXFP4EveryCodeUnitScale) {
     expect_exact_for_extreme_activations<BlockMXFP4, BlockQ8_0>(w, "mxfp4");
 }
 
-// Random codes and exponents, activations from the Q8_0 encoder: scalar against double
-// precision, simd against scalar, both within the contract's bound 2 γ_D M.
+// Random codes and exponents, activations from the Q8_0 encoder: scalar and simd against
+// double precision and simd against scalar, within kLowBitBound · M (the contract allows
+// 2 γ_D M, 4.1e-5·M at 344 blocks).
 TEST(QuantDotLowBit, MXFP4RandomRows) {
     std::mt19937 rng(99);
     std::uniform_int_distribution<int> byte(0, 255), exponent(110, 140);
@@ -220,13 +226,13 @@ TEST(QuantDotLowBit, MXFP4RandomRows) {
         std::vector<BlockQ8_0> a(blocks);
         scalar::quantize(x, std::span<BlockQ8_0>(a));
         const auto [exact, magnitude] = exact_dot(w, a);
-        const double u = std::ldexp(1.0, -24), d = 2.0 * static_cast<double>(blocks) + 8.0;
-        const double bound = d * u / (1.0 - d * u) * magnitude;
+        const double bound = kLowBitBound * magnitude;
         const float got = scalar::dot(std::span<const BlockMXFP4>(w), std::span<const BlockQ8_0>(a));
         EXPECT_NEAR(got, exact, bound) << blocks << " blocks";
 #if defined(FORGE_BACKEND_SIMD)
         const float fast = simd::dot(std::span<const BlockMXFP4>(w), std::span<const BlockQ8_0>(a));
-        EXPECT_NEAR(fast, got, 2.0 * bound) << blocks << " blocks (simd)";
+        EXPECT_NEAR(fast, exact, bound) << blocks << " blocks (simd)";
+        EXPECT_NEAR(fast, got, bound) << blocks << " blocks (simd vs scalar)";
 #endif
     }
 }

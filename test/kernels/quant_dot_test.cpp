@@ -1,7 +1,8 @@
 // Quantized dot products: the scalar specification against double-precision math on the
 // decoded values, and (simd builds) the simd kernels against the scalar ones under the
 // contract of kernels/quant_dot.h: bit for bit where every partial sum is exact (power-of-two
-// scales, small sums), within the derived rounding bound 2·γ_D · M everywhere else.
+// scales, small sums). Everywhere else the contract's worst case is 2·γ_D · M (8.3e-5·M at
+// 11 008 elements); the test holds both backends to 10x what they measure: kDotBound.
 #include "kernels/backend.h"
 #include "kernels/dequantize.h"
 #include "kernels/quant_dot.h"
@@ -38,11 +39,12 @@ void check_format(const char* name) {
             const auto a = random_activations<Act>(na, rng);
             const float got = scalar::dot(std::span<const Block>(w), std::span<const Act>(a));
             const double magnitude = absolute_product_sum(w, a);
-            // The spec adds one f32 term per block: allow a few ulps of the term magnitudes.
-            EXPECT_NEAR(got, reference_dot(w, a), 1e-5 * magnitude + 1e-30) << name << " n=" << elements;
+            const double exact = reference_dot(w, a);
+            EXPECT_NEAR(got, exact, kDotBound * magnitude + 1e-30) << name << " n=" << elements;
 #if defined(FORGE_BACKEND_SIMD)
             const float fast = simd::dot(std::span<const Block>(w), std::span<const Act>(a));
-            EXPECT_NEAR(fast, got, rounding_bound(nw, magnitude))
+            EXPECT_NEAR(fast, exact, kDotBound * magnitude + 1e-30) << name << " simd n=" << elements;
+            EXPECT_NEAR(fast, got, kDotBound * magnitude + 1e-30)
                 << name << " simd " << fast << " vs scalar " << got << " n=" << elements;
 #endif
         }

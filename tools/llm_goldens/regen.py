@@ -6,8 +6,10 @@
 
 For each model: NAME.gguf (random weights, 511-token vocab), NAME.logits.f32 (llama.cpp's raw
 logits for every prompt position, f32 KV cache, little-endian [n_tokens, n_vocab]) and
-NAME.json (prompt tokens and llama.cpp's 32-token greedy continuation). The tests compare
-forge against these files and need neither node nor the network.
+NAME.json (prompt tokens, llama.cpp's argmax at each position and its 32-token greedy
+continuation); NAME.kv-f16.logits.f32 and NAME.kv-f16.json are the same with llama.cpp's
+default f16 KV cache. The tests compare forge against these files and need neither node nor
+the network. --oracle-only reruns llama.cpp on the committed .gguf files (the models stay).
 """
 import argparse
 import json
@@ -78,17 +80,22 @@ def make_model(name, spec, kit, forge, out, tmp):
     return dst
 
 
-def oracle(model, name, kit, out):
-    js = os.path.join(out, name + ".oracle.json")
+# llama.cpp's KV cache type -> the suffix of its golden files.
+KV_SUFFIX = {"f32": "", "f16": ".kv-f16"}
+
+
+def oracle(model, name, kit, out, kv_type):
+    stem = os.path.join(out, name + KV_SUFFIX[kv_type])
+    js = stem + ".oracle.json"
     run(["node", os.path.join(kit, "llama_oracle.mjs"), "--model", model, "--tokens", ",".join(map(str, PROMPT)),
-         "--gen", "32", "--top", "1", "--kv-type", "f32", "--threads", "2", "--add-bos", "no",
-         "--logits-out", os.path.join(out, name + ".logits.f32"), "--out", js])
+         "--gen", "32", "--top", "1", "--kv-type", kv_type, "--threads", "2", "--add-bos", "no",
+         "--logits-out", stem + ".logits.f32", "--out", js])
     with open(js) as f:
         r = json.load(f)
     os.remove(js)
     golden = {"prompt": PROMPT, "eval_tokens": r["eval_tokens"], "greedy": r["greedy"]["tokens"],
               "argmax": [p["argmax"] for p in r["positions"]]}
-    with open(os.path.join(out, name + ".json"), "w") as f:
+    with open(stem + ".json", "w") as f:
         json.dump(golden, f)
         f.write("\n")
 
@@ -96,17 +103,22 @@ def oracle(model, name, kit, out):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kit", default="/tmp/llm-oracles")
-    ap.add_argument("--forge", required=True, help="a forge binary (for forge quantize)")
+    ap.add_argument("--forge", help="a forge binary (for forge quantize; not needed with --oracle-only)")
     ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "test", "data", "llm"))
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--oracle-only", action="store_true", help="keep the committed models, rerun llama.cpp")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         for name, spec in MODELS.items():
             if a.only and name not in a.only:
                 continue
-            model = make_model(name, spec, a.kit, os.path.abspath(a.forge), a.out, tmp)
-            oracle(model, name, a.kit, a.out)
+            if a.oracle_only:
+                model = os.path.join(a.out, name + ".gguf")
+            else:
+                model = make_model(name, spec, a.kit, os.path.abspath(a.forge), a.out, tmp)
+            for kv_type in KV_SUFFIX:
+                oracle(model, name, a.kit, a.out, kv_type)
             print(name, os.path.getsize(model), file=sys.stderr)
 
 

@@ -2,6 +2,8 @@
 // intermediates, and determinism across thread counts.
 #include "test/core/autograd/test_util.h"
 
+#include "core/ops/binary.h"
+#include "core/ops/matmul.h"
 #include "core/ops/unary.h"
 #include "core/thread_pool.h"
 
@@ -136,6 +138,39 @@ TEST(Gradcheck, CatchesAWrongVjp) {
     const GradcheckResult result = gradcheck(wrong_exp, {testing::param({4}, 9)});
     EXPECT_FALSE(result.ok);
     EXPECT_THAT(result.report, ::testing::HasSubstr("analytic"));
+}
+
+// exp and a matrix product whose VJPs are off by `factor` (the whole gradient, or its first
+// element only when `first_only`).
+DifferentiableFunction scaled_exp(float factor, bool first_only) {
+    return [=](std::span<const Tensor> in) {
+        return record("scaled_exp", forge::exp(in[0]), {&in[0]}, [=, x = detach(in[0])](const Tensor& g, InputMask) {
+            Tensor grad = forge::mul(g, forge::exp(x)).contiguous().clone();
+            auto values = grad.span<float>();
+            if (first_only) values[0] *= factor;
+            else for (float& v : values) v *= factor;
+            return std::vector<Tensor>{grad};
+        });
+    };
+}
+
+TEST(Gradcheck, CatchesAOnePercentError) {
+    const Tensor x = testing::param({3, 4}, 9);
+    EXPECT_TRUE(gradcheck(scaled_exp(1.0f, false), {x}).ok) << "the exact VJP must pass";
+    EXPECT_FALSE(gradcheck(scaled_exp(1.01f, false), {x}).ok) << "every element 1% too large";
+    EXPECT_FALSE(gradcheck(scaled_exp(0.99f, false), {x}).ok) << "every element 1% too small";
+    EXPECT_FALSE(gradcheck(scaled_exp(1.01f, true), {x}).ok) << "one element 1% too large";
+}
+
+TEST(Gradcheck, CatchesAOnePercentErrorInAMatrixProduct) {
+    // d(a·b)/da = g·bᵀ, here scaled by 1.01: the error a mis-scaled kernel would make.
+    auto wrong_matmul = [](std::span<const Tensor> in) {
+        return record("wrong_matmul", forge::matmul(in[0], in[1]), {&in[0]}, [b = detach(in[1])](const Tensor& g, InputMask) {
+            return std::vector<Tensor>{forge::matmul(g, b, false, true) * 1.01f};
+        });
+    };
+    const Tensor b = detach(testing::param({5, 4}, 11));  // a constant: only a is checked
+    EXPECT_FALSE(gradcheck(wrong_matmul, {testing::param({3, 5}, 10), b}).ok);
 }
 
 }  // namespace

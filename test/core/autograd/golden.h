@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -36,19 +37,32 @@ inline Tensor golden_i64(const nlohmann::json& t) {
     return Tensor::from(std::span<const std::int64_t>(values), golden_shape(t));
 }
 
-// The bound: |got - want| <= 1e-5 + 2e-3 |want| for every element.
-inline ::testing::AssertionResult matches_golden(const Tensor& got, const nlohmann::json& want) {
+// max |got - want| / max |want| over a tensor: the error relative to the tensor's scale (an
+// element-wise relative error would be dominated by the elements that cancel to near zero).
+inline double scaled_error(const std::vector<float>& got, const std::vector<double>& want) {
+    double worst = 0, scale = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        worst = std::max(worst, std::fabs(got[i] - want[i]));
+        scale = std::max(scale, std::fabs(want[i]));
+    }
+    return worst / scale;
+}
+
+// A forge gradient against a float64 golden: the same shape and scaled_error <= bound.
+inline ::testing::AssertionResult matches_golden(const Tensor& got, const nlohmann::json& want, double bound) {
     if (!got.defined()) return ::testing::AssertionFailure() << "no gradient";
     if (!(got.shape() == golden_shape(want))) {
         return ::testing::AssertionFailure() << "shape " << got.shape().to_string();
     }
-    const auto g = got.to_vector();
-    const auto w = want["data"].get<std::vector<double>>();
-    for (std::size_t i = 0; i < g.size(); ++i) {
-        if (!(std::fabs(g[i] - w[i]) <= 1e-5 + 2e-3 * std::fabs(w[i]))) {
-            return ::testing::AssertionFailure() << "element " << i << ": got " << g[i] << ", want " << w[i];
-        }
-    }
+    const double error = scaled_error(got.to_vector(), want["data"].get<std::vector<double>>());
+    if (!(error <= bound)) return ::testing::AssertionFailure() << "scaled error " << error << " > " << bound;
+    return ::testing::AssertionSuccess();
+}
+
+// A forge loss against a float64 golden, relative error <= bound.
+inline ::testing::AssertionResult loss_matches(double got, double want, double bound) {
+    const double error = std::fabs(got - want) / std::fabs(want);
+    if (!(error <= bound)) return ::testing::AssertionFailure() << "loss " << got << " vs " << want << ": relative error " << error << " > " << bound;
     return ::testing::AssertionSuccess();
 }
 

@@ -11,7 +11,12 @@ namespace forge::ag {
 namespace {
 
 using testing::golden_f32;
+using testing::loss_matches;
 using testing::matches_golden;
+
+// 10x the agreement measured with the float64 golden (simd and scalar builds): loss 6.26e-8
+// relative, worst gradient 5.0e-7 of its tensor's largest element (scalar build).
+constexpr double kLossBound = 6.3e-7, kGradBound = 5.0e-6;
 
 constexpr std::int64_t kHeads = 2;
 
@@ -53,9 +58,9 @@ TEST(TorchGolden, PreNormTransformerBlock) {
     backward(loss);
 
     const double want = golden["loss"].get<double>();
-    EXPECT_NEAR(loss.item(), want, 1e-5 + 2e-3 * std::fabs(want));
+    EXPECT_TRUE(loss_matches(loss.item(), want, kLossBound));
     for (const auto& [name, value] : golden["grads"].items()) {
-        EXPECT_TRUE(matches_golden(grad(p[name]), value)) << name;
+        EXPECT_TRUE(matches_golden(grad(p[name]), value, kGradBound)) << name;
     }
 }
 

@@ -1,12 +1,14 @@
 // The committed llama.cpp goldens (test/data/llm/, made by tools/llm_goldens/regen.py): a
-// random-weight model, llama.cpp's logits for every prompt position (f32 KV cache) and its
-// 32-token greedy continuation.
+// random-weight model, llama.cpp's logits and argmax for every prompt position and its 32-token
+// greedy continuation, once with an f32 KV cache (NAME.*) and once with llama.cpp's default
+// f16 KV cache (NAME.kv-f16.*).
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,17 +20,23 @@ struct Golden {
     std::string model_path;
     std::vector<std::int32_t> prompt;
     std::vector<std::int32_t> greedy;
+    std::vector<std::int32_t> argmax;  // llama.cpp's at each prompt position
     std::vector<float> logits;  // [prompt.size(), n_vocab]
 };
 
-inline Golden load_golden(const std::string& name) {
+enum class OracleKv { F32, F16 };  // the KV cache llama.cpp ran with
+
+inline Golden load_golden(const std::string& name, OracleKv kv = OracleKv::F32) {
     Golden g;
     g.model_path = golden_path(name + ".gguf");
-    std::ifstream json_file(golden_path(name + ".json"));
+    const std::string stem = name + (kv == OracleKv::F16 ? ".kv-f16" : "");
+    std::ifstream json_file(golden_path(stem + ".json"));
+    if (!json_file) throw std::runtime_error("missing golden " + golden_path(stem + ".json"));
     const auto json = nlohmann::json::parse(json_file);
     g.prompt = json.at("eval_tokens").get<std::vector<std::int32_t>>();
     g.greedy = json.at("greedy").get<std::vector<std::int32_t>>();
-    std::ifstream logits_file(golden_path(name + ".logits.f32"), std::ios::binary | std::ios::ate);
+    g.argmax = json.at("argmax").get<std::vector<std::int32_t>>();
+    std::ifstream logits_file(golden_path(stem + ".logits.f32"), std::ios::binary | std::ios::ate);
     const auto bytes = static_cast<std::size_t>(logits_file.tellg());
     g.logits.resize(bytes / sizeof(float));
     logits_file.seekg(0);

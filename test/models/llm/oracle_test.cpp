@@ -1,6 +1,10 @@
-// forge against llama.cpp on the committed random-weight goldens: f32 models to 1e-3 of the
-// largest logit with the same argmax everywhere and a token-exact greedy continuation;
-// quantized models (llama.cpp on the same file) to a cosine of 0.9999 per position.
+// forge against llama.cpp on the committed random-weight goldens (test/data/llm). For every
+// model and both of llama.cpp's KV caches: the logits at every prompt position within a bound
+// measured against llama.cpp (max |Δlogit| / max |logit| of the position, 10x the worst
+// position measured, the measurement beside it), the same argmax at every position (one
+// near-tie exempted, see kCases), and a
+// token-exact greedy continuation. Quantized models are compared with llama.cpp on the same
+// file.
 #include "models/llm/model.h"
 #include "models/llm/session.h"
 #include "test/models/llm/golden.h"
@@ -10,65 +14,104 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <string>
+#include <utility>
 
 namespace forge::llm {
 namespace {
 
 using test::Golden;
 using test::load_golden;
+using test::OracleKv;
 
 std::int32_t argmax(std::span<const float> row) {
     return static_cast<std::int32_t>(std::max_element(row.begin(), row.end()) - row.begin());
 }
 
-double cosine(std::span<const float> a, std::span<const float> b) {
-    double ab = 0, aa = 0, bb = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        ab += double(a[i]) * b[i];
-        aa += double(a[i]) * a[i];
-        bb += double(b[i]) * b[i];
+// max_i |ours_i - theirs_i| / max_i |theirs_i| over one position's logits.
+double relative_error(std::span<const float> ours, std::span<const float> theirs) {
+    double max_logit = 0, max_diff = 0;
+    for (std::size_t i = 0; i < theirs.size(); ++i) {
+        max_logit = std::max(max_logit, std::abs(double(theirs[i])));
+        max_diff = std::max(max_diff, std::abs(double(ours[i]) - theirs[i]));
     }
-    return ab / std::sqrt(aa * bb);
+    return max_diff / max_logit;
 }
 
-std::vector<float> prompt_logits(const Model& model, const Golden& g, std::int64_t n_batch = 512) {
+std::vector<float> prompt_logits(const Model& model, const Golden& g, KvType kv_type, std::int64_t n_batch = 512) {
     SessionOptions options;
     options.n_ctx = 128;
     options.n_batch = n_batch;
-    options.kv_type = KvType::F32;
+    options.kv_type = kv_type;
     Session session(model, options);
     std::vector<float> logits(g.prompt.size() * static_cast<std::size_t>(model.hparams().n_vocab));
     session.eval(g.prompt, logits);
     return logits;
 }
 
-class F32Parity : public ::testing::TestWithParam<const char*> {};
+// One comparison: a golden, the KV cache llama.cpp made it with (forge uses the same type),
+// the bound on relative_error at every position, and the top-2 margin below which a position's
+// argmax is not checked (0: every position).
+struct ParityCase {
+    const char* golden;
+    OracleKv kv;
+    double bound;
+    double tie_margin = 0.0;
+};
 
-TEST_P(F32Parity, EveryPositionMatchesLlamaCpp) {
-    const Golden g = load_golden(GetParam());
+KvType forge_kv(OracleKv kv) { return kv == OracleKv::F16 ? KvType::F16 : KvType::F32; }
+
+std::string case_name(const ::testing::TestParamInfo<ParityCase>& info) {
+    std::string name = std::string(info.param.golden) + (info.param.kv == OracleKv::F16 ? "_kv_f16" : "_kv_f32");
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+}
+
+// llama.cpp's margin between its two largest logits at a position, over max |logit|.
+double top2_margin(std::span<const float> theirs) {
+    float first = -INFINITY, second = -INFINITY, max_abs = 0;
+    for (const float v : theirs) {
+        if (v > first) second = std::exchange(first, v);
+        else if (v > second) second = v;
+        max_abs = std::max(max_abs, std::abs(v));
+    }
+    return (double(first) - second) / max_abs;
+}
+
+class Parity : public ::testing::TestWithParam<ParityCase> {};
+
+// The prompt evaluated n_batch tokens at a time: every position within the case's bound and
+// (outside near-ties) with llama.cpp's argmax.
+void expect_every_position_matches(const ParityCase& c, std::int64_t n_batch) {
+    const Golden g = load_golden(c.golden, c.kv);
     const Model model = Model::load(g.model_path);
     const auto n_vocab = static_cast<std::size_t>(model.hparams().n_vocab);
     ASSERT_EQ(g.logits.size(), g.prompt.size() * n_vocab);
-    const std::vector<float> logits = prompt_logits(model, g);
+    ASSERT_EQ(g.argmax.size(), g.prompt.size());
+    const std::vector<float> logits = prompt_logits(model, g, forge_kv(c.kv), n_batch);
     for (std::size_t pos = 0; pos < g.prompt.size(); ++pos) {
         const std::span<const float> ours(logits.data() + pos * n_vocab, n_vocab);
         const std::span<const float> theirs(g.logits.data() + pos * n_vocab, n_vocab);
-        float max_logit = 0, max_diff = 0;
-        for (std::size_t i = 0; i < n_vocab; ++i) {
-            max_logit = std::max(max_logit, std::abs(theirs[i]));
-            max_diff = std::max(max_diff, std::abs(ours[i] - theirs[i]));
+        EXPECT_LE(relative_error(ours, theirs), c.bound) << "position " << pos;
+        if (top2_margin(theirs) >= c.tie_margin) {
+            EXPECT_EQ(argmax(ours), g.argmax[pos]) << "position " << pos;
         }
-        EXPECT_LE(max_diff, 1e-3f * max_logit) << "position " << pos;
-        EXPECT_EQ(argmax(ours), argmax(theirs)) << "position " << pos;
     }
 }
 
-TEST_P(F32Parity, GreedyContinuationIsTokenExact) {
-    const Golden g = load_golden(GetParam());
+TEST_P(Parity, EveryPositionMatchesLlamaCpp) { expect_every_position_matches(GetParam(), 512); }
+
+// One token at a time (n_batch 1): the decode path of every layer (matrix-vector products, the
+// tied head's embedding rows read back from its interleaved copy where there is one).
+TEST_P(Parity, TokenByTokenToo) { expect_every_position_matches(GetParam(), 1); }
+
+TEST_P(Parity, GreedyContinuationIsTokenExact) {
+    const ParityCase& c = GetParam();
+    const Golden g = load_golden(c.golden, c.kv);
     const Model model = Model::load(g.model_path);
     SessionOptions options;
     options.n_ctx = 64;
-    options.kv_type = KvType::F32;
+    options.kv_type = forge_kv(c.kv);
     Session session(model, options);
     std::span<const float> logits = session.eval(g.prompt);
     std::vector<std::int32_t> generated;
@@ -80,51 +123,67 @@ TEST_P(F32Parity, GreedyContinuationIsTokenExact) {
     EXPECT_EQ(generated, g.greedy);
 }
 
-TEST_P(F32Parity, SmallBatchesGiveTheSameLogits) {
-    const Golden g = load_golden(GetParam());
+// Bounds are 10x the worst position measured against llama.cpp (2 sig. digits), the larger of
+// the simd (AVX-512 machine) and scalar builds; the measurement is beside each. Why some differ:
+// - f32 weights, f32 cache: the same math in another summation order (~1e-6).
+// - f16 cache: llama.cpp rounds the queries and the softmax weights to f16 and forge does the
+//   same (models/llm/attention.cpp); the summation order still differs, and an f16 rounding
+//   of a weight can land the other way (~1e-5 to 3e-4).
+// - quantized weights: the activations are quantized too (Q8_0 / Q8_K), and an activation that
+//   sits at a rounding boundary moves a whole quantization step for a 1e-7 difference upstream,
+//   so the agreement is bit-level (1e-7) unless such a step happens, then 1e-3 to 2e-2; which
+//   cases meet one differs between the backends. forge also quantizes activations with ggml's
+//   reference encoder, while llama.cpp on x86 runs its AVX one (127/amax, ties to even): with
+//   that encoder qwen3-q4_0 (f16 cache, simd) measured 1e-7 instead of 4.9e-3.
+// - f16 weights (qwen3-f16): llama.cpp multiplies them by f16-rounded activations, forge by
+//   f32 ones (1.7e-3, 3.0e-3). Position 13 has a top-2 margin of 2.6e-4 (1.4e-4 with the f16
+//   cache), under that difference: its argmax is not a property of the math, so it is not checked.
+constexpr OracleKv kF32 = OracleKv::F32, kF16 = OracleKv::F16;
+const ParityCase kCases[] = {
+    // llama-rope-freqs carries Llama 3.1-style rope_freqs.weight divisors; qwen3-yarn YaRN
+    // scaling (factor 4, original context 256, attn_factor 1.1).
+    {"llama-f32", kF32, 1.1e-5},          // 1.08e-6 simd, 1.02e-6 scalar
+    {"qwen2-f32", kF32, 2.0e-5},          // 1.94e-6, 1.40e-6
+    {"qwen3-f32", kF32, 1.4e-5},          // 1.23e-6, 1.34e-6
+    {"llama-rope-freqs", kF32, 1.2e-5},   // 1.18e-6, 1.00e-6
+    {"qwen3-yarn", kF32, 1.5e-5},         // 1.31e-6, 1.50e-6
+    {"qwen3-f16", kF32, 1.7e-2, 1e-3},    // 1.70e-3, 1.70e-3 (f16 weights, see above)
+    {"qwen3-q8_0", kF32, 4.2e-3},         // 4.15e-4, 4.15e-4 (an activation step)
+    {"qwen3-q4_0", kF32, 1.1e-6},         // 1.04e-7, 1.04e-7
+    {"llama-q8_0", kF32, 1.1e-1},         // 9.68e-8, 1.02e-2 (a step in the scalar build)
+    {"qwen2-q4_0", kF32, 1.6e-6},         // 1.56e-7, 1.56e-7
+    {"llama-q4_k", kF32, 1.9e-2},         // 1.30e-3, 1.82e-3
+    {"qwen3-q6_k", kF32, 3.5e-6},         // 3.32e-7, 3.46e-7
+    {"llama-f32", kF16, 2.8e-4},          // 2.74e-5, 2.73e-5
+    {"qwen2-f32", kF16, 2.7e-3},          // 1.54e-5, 2.70e-4
+    {"qwen3-f32", kF16, 9.0e-4},          // 2.58e-5, 8.93e-5
+    {"llama-rope-freqs", kF16, 5.1e-4},   // 1.82e-6, 5.04e-5
+    {"qwen3-yarn", kF16, 1.1e-3},         // 5.94e-5, 1.06e-4
+    {"qwen3-f16", kF16, 3.0e-2, 1e-3},    // 3.00e-3, 3.00e-3 (f16 weights)
+    {"qwen3-q8_0", kF16, 1.4e-6},         // 1.14e-7, 1.36e-7
+    {"qwen3-q4_0", kF16, 4.9e-2},         // 4.85e-3 (a step), 1.05e-7
+    {"llama-q8_0", kF16, 1.4e-6},         // 9.59e-8, 1.36e-7
+    {"qwen2-q4_0", kF16, 1.7e-6},         // 9.27e-8, 1.67e-7
+    {"llama-q4_k", kF16, 1.5e-1},         // 1.36e-2, 1.43e-2 (steps)
+    {"qwen3-q6_k", kF16, 2.5e-1},         // 1.37e-2, 2.44e-2 (steps)
+    // llama.cpp's Q4_K_M / Q5_K_M mixtures: Q4_K or Q5_K layers beside Q6_K attn_v, ffn_down
+    // and head; qwen3-q4_k_m has a tied head, llama-q5_k_m an untied one.
+    {"qwen3-q4_k_m", kF32, 3.8e-6},       // 3.77e-7 simd (prompt and token by token)
+    {"llama-q5_k_m", kF32, 3.8e-6},       // 3.75e-7 simd
+    {"qwen3-q4_k_m", kF16, 1.7e-1},       // 1.63e-2 simd (steps)
+    {"llama-q5_k_m", kF16, 2.2e-1},       // 2.14e-2 simd (steps)
+};
+
+INSTANTIATE_TEST_SUITE_P(Goldens, Parity, ::testing::ValuesIn(kCases), case_name);
+
+// Splitting the prompt into batches of 5 changes nothing: measured bit-identical in both builds.
+TEST(Parity, SmallBatchesGiveTheSameLogits) {
+    const Golden g = load_golden("qwen3-f32");
     const Model model = Model::load(g.model_path);
-    const std::vector<float> whole = prompt_logits(model, g);
-    const std::vector<float> chunked = prompt_logits(model, g, 5);
-    for (std::size_t i = 0; i < whole.size(); ++i) ASSERT_NEAR(whole[i], chunked[i], 1e-4f) << i;
-}
-
-// llama-rope-freqs carries Llama 3.1-style rope_freqs.weight divisors; qwen3-yarn YaRN
-// scaling (factor 4, original context 256, attn_factor 1.1).
-INSTANTIATE_TEST_SUITE_P(Goldens, F32Parity,
-                         ::testing::Values("llama-f32", "qwen2-f32", "qwen3-f32", "llama-rope-freqs", "qwen3-yarn"));
-
-class QuantizedParity : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(QuantizedParity, CosineToLlamaCppOnTheSameFile) {
-    const Golden g = load_golden(GetParam());
-    const Model model = Model::load(g.model_path);
-    const auto n_vocab = static_cast<std::size_t>(model.hparams().n_vocab);
-    ASSERT_EQ(g.logits.size(), g.prompt.size() * n_vocab);
-    const std::vector<float> logits = prompt_logits(model, g);
-    for (std::size_t pos = 0; pos < g.prompt.size(); ++pos) {
-        const double c = cosine({logits.data() + pos * n_vocab, n_vocab}, {g.logits.data() + pos * n_vocab, n_vocab});
-        EXPECT_GE(c, 0.9999) << "position " << pos;
+    for (const KvType kv : {KvType::F32, KvType::F16}) {
+        EXPECT_EQ(prompt_logits(model, g, kv), prompt_logits(model, g, kv, 5));
     }
 }
-
-// One token at a time (n_batch 1): the decode path of every layer (matrix-vector products,
-// the tied head's embedding rows read back from its interleaved copy where there is one).
-TEST_P(QuantizedParity, TokenByTokenToo) {
-    const Golden g = load_golden(GetParam());
-    const Model model = Model::load(g.model_path);
-    const auto n_vocab = static_cast<std::size_t>(model.hparams().n_vocab);
-    const std::vector<float> logits = prompt_logits(model, g, 1);
-    for (std::size_t pos = 0; pos < g.prompt.size(); ++pos) {
-        const double c = cosine({logits.data() + pos * n_vocab, n_vocab}, {g.logits.data() + pos * n_vocab, n_vocab});
-        EXPECT_GE(c, 0.9999) << "position " << pos;
-    }
-}
-
-// llama-q4_k is pure Q4_K; qwen3-q4_k_m (tied head) and llama-q5_k_m (untied) are llama.cpp's
-// Q4_K_M / Q5_K_M mixtures: Q4_K or Q5_K layers beside Q6_K attn_v, ffn_down and head.
-INSTANTIATE_TEST_SUITE_P(Goldens, QuantizedParity,
-                         ::testing::Values("qwen3-f16", "qwen3-q8_0", "qwen3-q4_0", "llama-q8_0", "qwen2-q4_0",
-                                           "llama-q4_k", "qwen3-q6_k", "qwen3-q4_k_m", "llama-q5_k_m"));
 
 }  // namespace
 }  // namespace forge::llm

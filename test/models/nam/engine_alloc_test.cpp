@@ -7,6 +7,7 @@
 #include "test/models/nam/fixtures.h"
 
 #include <atomic>
+#include <filesystem>
 #include <cstdlib>
 #include <new>
 #include <vector>
@@ -44,27 +45,48 @@ void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::f
 namespace forge::nam {
 namespace {
 
-class EngineAllocation : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(EngineAllocation, ProcessingAllocatesNothing) {
-    FORGE_REQUIRE_NAM_FIXTURES();
-    Engine engine(make_model(read_nam_file(testing::fixtures() / GetParam())), 128);
+// Full blocks, ragged blocks and single frames through a model, counting allocations.
+long allocations_while_processing(const std::filesystem::path& model) {
+    Engine engine(make_model(read_nam_file(model)), 128);
     std::vector<float> in(128), out(128);
     for (std::size_t i = 0; i < in.size(); ++i) in[i] = 0.3f * static_cast<float>((i * 37) % 17) / 17.0f - 0.15f;
 
     const long before = g_allocations.load();
-    // Full blocks, ragged blocks and single frames, enough to wrap every conv's line buffer.
+    // Enough rounds to wrap every conv's line buffer.
     for (int round = 0; round < 400; ++round) {
         const std::size_t n = round % 3 == 0 ? 128 : (round % 3 == 1 ? 1 + round % 127 : 1);
         engine.process(std::span<const float>(in).first(n), std::span<float>(out).first(n));
     }
-    EXPECT_EQ(g_allocations.load() - before, 0) << "allocations during processing";
+    return g_allocations.load() - before;
+}
+
+class EngineAllocation : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EngineAllocation, ProcessingAllocatesNothing) {
+    FORGE_REQUIRE_NAM_FIXTURES();
+    EXPECT_EQ(allocations_while_processing(testing::fixtures() / GetParam()), 0) << "allocations during processing";
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, EngineAllocation,
                          ::testing::Values("wavenet.nam", "lstm.nam", "wavenet_a1_standard.nam", "A2.nam",
                                            "wavenet_a2_max.nam", "wavenet_condition_dsp.nam",
                                            "slimmable_container.nam", "identity/linear_10.nam"),
+                         [](const auto& info) { return "model_" + std::to_string(info.index); });
+
+// The same promise on the project's own committed models (test/data/nam/core, every
+// architecture: WaveNet variants, LSTM, ConvNet, linear, slimmable container), which need
+// nothing outside the project.
+class CommittedEngineAllocation : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CommittedEngineAllocation, ProcessingAllocatesNothing) {
+    EXPECT_EQ(allocations_while_processing(testing::test_data() / "core" / GetParam()), 0)
+        << "allocations during processing";
+}
+
+INSTANTIATE_TEST_SUITE_P(Committed, CommittedEngineAllocation,
+                         ::testing::Values("wavenet_classic.nam", "wavenet_gated.nam", "wavenet_film.nam",
+                                           "wavenet_condition_dsp.nam", "wavenet_slimmable.nam", "lstm_2x3.nam",
+                                           "convnet_batchnorm.nam", "linear_fft.nam", "container.nam"),
                          [](const auto& info) { return "model_" + std::to_string(info.index); });
 
 TEST(EngineAllocation, CounterSeesAllocations) {

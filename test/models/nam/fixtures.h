@@ -1,5 +1,6 @@
 // Where the NAM test inputs are: Core's example models and renders (../shared/fixtures/nam,
-// outside the project, may be absent); the project's own data (test/data/nam, always present:
+// outside the project but always beside it in CI: a test that needs them fails without them,
+// it never skips); the project's own data (test/data/nam, always present:
 // core/ holds models forge generated or trained and Core's renders of them); forge's bundled
 // models (models/nam/bundled).
 #pragma once
@@ -68,10 +69,12 @@ inline void expect_within_parity_bound(const std::vector<float>& output, const s
                                                  << output[worst_at] << ", Core " << golden[worst_at];
 }
 
-#define FORGE_REQUIRE_NAM_FIXTURES()                                                                    \
-    do {                                                                                                \
-        if (!::forge::nam::testing::have_fixtures())                                                    \
-            GTEST_SKIP() << "NAM reference fixtures not found at " << ::forge::nam::testing::fixtures(); \
+// CI always has ../shared beside the checkout, so missing fixtures are a failure, not a skip.
+#define FORGE_REQUIRE_NAM_FIXTURES()                                                                   \
+    do {                                                                                               \
+        if (!::forge::nam::testing::have_fixtures())                                                   \
+            GTEST_FAIL() << "NAM reference fixtures not found at " << ::forge::nam::testing::fixtures() \
+                         << " (../shared must sit beside the source tree, as in CI)";                  \
     } while (0)
 
 }  // namespace forge::nam::testing

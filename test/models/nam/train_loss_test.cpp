@@ -33,12 +33,16 @@ TEST(NamTrainLoss, MultiResolutionStftMatchesPyTorch) {
     const Tensor loss = mrstft(pre_emphasis(prediction, 0.85f), pre_emphasis(target, 0.85f));
     ag::backward(loss);
     const double expected_loss = golden["loss"].get<double>();
-    EXPECT_NEAR(loss.to_vector()[0], expected_loss, 1e-5 * expected_loss);
+    // The golden equals auraloss's own MultiResolutionSTFTLoss in float64 bit for bit
+    // (tools/make_mrstft_golden.py --auraloss). forge's loss measured 7.9e-8 relative (simd),
+    // 5.7e-10 (scalar): 10x is 8e-7.
+    EXPECT_NEAR(loss.to_vector()[0], expected_loss, 8e-7 * expected_loss);
 
     // The gradient is f32-limited, not formula-limited: the log-magnitude term weighs each bin
     // by 1/|X|, and the quietest bins (|X| ~ 3e-4 here, notches in the reflect-padded first
     // frames) amplify rounding. PyTorch's own float32 run of this loss is off its float64 by
-    // 6.8e-4 (RMS, relative); forge by 3.3e-4. So 1e-3, RMS and per element of the peak.
+    // 6.8e-4 (RMS, relative); forge by 3.3e-4 (worst element 3.2e-4 of the peak; scalar build
+    // 3.0e-4, 2.9e-4). So 1e-3, RMS and per element of the peak: 3x forge, under PyTorch's f32.
     // (Adding the 1e-8 to the power instead of clamping, as forge did, is off by 11 % of the peak.)
     const auto grad = ag::grad(prediction).to_vector();
     const auto expected = golden["grad_prediction"].get<std::vector<double>>();
