@@ -44,6 +44,8 @@ void warn_on_load(const Record& record, std::string_view label, std::vector<std:
 
 }  // namespace
 
+bool is_machine_row(std::string_view name) { return name.starts_with(kMachinePrefix); }
+
 std::string_view verdict_name(Verdict verdict) {
     switch (verdict) {
         case Verdict::Faster: return "faster";
@@ -73,7 +75,9 @@ RowComparison compare_rows(const Row& base, const Row& next, double threshold) {
     if (significant && r.speedup > 1 && apart(next, base)) r.verdict = Verdict::Faster;
     else if (significant && r.speedup < 1 && apart(base, next)) r.verdict = Verdict::Slower;
     else r.verdict = std::abs(r.speedup - 1) <= threshold ? Verdict::Same : Verdict::Noise;
-    r.regression = r.verdict == Verdict::Slower && 1 - r.speedup > threshold;
+    // A machine row (FMA peak, bandwidth) that moved says the machine changed, not forge:
+    // compare() warns about it instead of failing.
+    r.regression = r.verdict == Verdict::Slower && 1 - r.speedup > threshold && !is_machine_row(base.name);
     return r;
 }
 
@@ -92,6 +96,10 @@ Comparison compare(const Record& base, const Record& next, double threshold) {
             continue;
         }
         out.rows.push_back(compare_rows(b, *n, threshold));
+        const RowComparison& r = out.rows.back();
+        if (is_machine_row(b.name) && (r.verdict == Verdict::Faster || r.verdict == Verdict::Slower))
+            out.warnings.push_back(fmt::format("the machine itself measured {} ({} {:+.1f}%): the other rows moved with it",
+                                               verdict_name(r.verdict), b.name, 100 * (r.speedup - 1)));
     }
     for (const Row& n : next.rows) {
         if (base.find(n.name) == nullptr) out.rows.push_back({n.name, n.unit, Verdict::New, nullptr, &n});

@@ -40,6 +40,10 @@ struct Comparison {
     bool regressed() const;
 };
 
+// Rows named "machine/..." measure the machine's limits, not forge: never a regression.
+constexpr std::string_view kMachinePrefix = "machine/";
+bool is_machine_row(std::string_view name);
+
 // The noise band of docs/BENCHMARKS.md: 2 sqrt(cv_base^2 + cv_new^2) + 0.005, on |ln speedup|.
 double noise_band(const Row& base, const Row& next);
 

@@ -131,7 +131,7 @@ void print_table(const Machine& machine, const std::vector<bench::Row>& rows) {
     fmt::print("{:<26} {:<22} {:>9} {:>9} {:>7} {:>8} {:>6} {:>6}\n", "op", "shape", "ms", "GFLOP/s", "%peak", "GB/s", "%bw",
                "cv%");
     for (const auto& r : rows) {
-        if (!r.extra.contains("params")) continue;
+        if (!r.extra.contains("limit")) continue;  // the machine's own rows are in the header above
         const auto& params = r.extra.at("params");
         const double seconds = row_seconds(r);
         const double flop = params.at("flop").get<double>(), gbs = params.at("bytes").get<double>() / seconds / 1e9;

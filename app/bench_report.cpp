@@ -160,8 +160,8 @@ std::string svg_chart(const Comparison& c, const Labels& labels) {
         const double x = x_of(change);
         svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"{3}\"/>\n", x, kTop - 4,
                            height - kBottom + 4, tick == 0 ? "#1f2328" : "#d1d9e0");
-        svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#59636e\">{:+.0f}%</text>\n", x,
-                           height - kBottom + 18, 100 * change);
+        svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#59636e\">{}</text>\n", x,
+                           height - kBottom + 18, tick == 0 ? std::string("0%") : fmt::format("{:+.0f}%", 100 * change));
     }
     for (std::size_t i = 0; i < c.rows.size(); ++i) {
         const auto& r = c.rows[i];
@@ -173,9 +173,10 @@ std::string svg_chart(const Comparison& c, const Labels& labels) {
                                verdict_name(r.verdict));
             continue;
         }
-        const double band = std::exp(r.band) - 1;
-        svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"#eaeef2\"/>\n", x_of(-band), y + 2,
-                           x_of(band) - x_of(-band), kRowHeight - 4);
+        // The band is symmetric in ln(speedup): from e^-band - 1 to e^band - 1 in change.
+        const double low = x_of(std::exp(-r.band) - 1), high = x_of(std::exp(r.band) - 1);
+        svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"#eaeef2\"/>\n", low, y + 2,
+                           high - low, kRowHeight - 4);
         const char* fill = r.verdict == Verdict::Faster   ? "#1a7f37"
                            : r.verdict == Verdict::Slower ? "#cf222e"
                            : r.speedup >= 1               ? "#8ddb8c"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -79,7 +80,11 @@ std::vector<Bench> benches_of(const RunOptions& o, BenchPlan& plan) {
     return benches;
 }
 
-nlohmann::ordered_json load_json(const std::array<double, 3>& load) { return {load[0], load[1], load[2]}; }
+// Rounded to what uptime shows: more digits are noise.
+nlohmann::ordered_json load_json(const std::array<double, 3>& load) {
+    const auto rounded = [](double x) { return std::round(x * 100) / 100; };
+    return {rounded(load[0]), rounded(load[1]), rounded(load[2])};
+}
 
 nlohmann::ordered_json machine_json(const std::array<double, 3>& load_before, const std::array<double, 3>& load_after) {
     const Machine m = describe_machine();
