@@ -147,6 +147,16 @@ TEST(BenchCompare, WarnsWhenMachinesOrBuildsDiffer) {
     EXPECT_THAT(warnings[3], HasSubstr("load_before is 1.50"));
 }
 
+TEST(BenchCompare, MachineRowsWarnInsteadOfFailing) {
+    const Record base = record_of({rate("machine/fma peak f32", around(100, 0.01))});
+    const Record next = record_of({rate("machine/fma peak f32", around(70, 0.01))});
+    const Comparison c = compare(base, next, 0.05);
+    EXPECT_EQ(c.rows[0].verdict, Verdict::Slower);
+    EXPECT_FALSE(c.regressed());
+    ASSERT_EQ(c.warnings.size(), 1u);
+    EXPECT_THAT(c.warnings[0], HasSubstr("the machine itself measured slower (machine/fma peak f32 -30.0%)"));
+}
+
 TEST(BenchCompare, WarnsWhenARowBeatsItsMachineLimit) {
     Row bandwidth = rate("machine/read bandwidth", around(10, 0.01));
     Row exp = rate("ops/exp", around(12, 0.01));
