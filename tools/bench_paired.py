@@ -99,7 +99,9 @@ def llm(args):
                                  args.threads, "--reps", 1, "--warmup", 1))
             release = out.get("llama_cpp_release", {})
             version = release.get("release", "?") if isinstance(release, dict) else str(release)
-            reference = {"name": "llama.cpp", "version": f"{version} (node-llama-cpp)"}
+            package = pathlib.Path(args.oracle) / "node_modules" / "node-llama-cpp" / "package.json"
+            binding = json.loads(package.read_text()).get("version", "?") if package.exists() else "?"
+            reference = {"name": "llama.cpp", "version": f"{version} (node-llama-cpp {binding})"}
             by_test = {r["test"]: r["median_tps"] for r in out["results"]}
             return by_test[f"pp{args.prompt}"], by_test[f"tg{args.gen}"]
 
