@@ -98,7 +98,7 @@ Comparison compare(const Record& base, const Record& next, double threshold) {
         out.rows.push_back(compare_rows(b, *n, threshold));
         const RowComparison& r = out.rows.back();
         if (is_machine_row(b.name) && (r.verdict == Verdict::Faster || r.verdict == Verdict::Slower))
-            out.warnings.push_back(fmt::format("the machine itself measured {} ({} {:+.1f}%): the other rows moved with it",
+            out.warnings.push_back(fmt::format("the machine itself measured {} ({} {:+.1f}%): the other rows may have moved with it",
                                                verdict_name(r.verdict), b.name, 100 * (r.speedup - 1)));
     }
     for (const Row& n : next.rows) {

@@ -133,7 +133,7 @@ std::string markdown_report(const Comparison& c, const Record& base, const Recor
 }
 
 std::string svg_chart(const Comparison& c, const Labels& labels) {
-    constexpr int kWidth = 900, kLabel = 420, kRight = 40, kRowHeight = 20, kTop = 56, kBottom = 40;
+    constexpr int kWidth = 940, kLabel = 420, kRight = 80, kRowHeight = 20, kTop = 56, kBottom = 40;
     const int plot_left = kLabel + 10, plot_right = kWidth - kRight;
     const int height = kTop + kRowHeight * static_cast<int>(c.rows.size()) + kBottom;
     // The scale: the largest change or noise band, at least 10%, at most 100% (longer bars are clipped).
@@ -185,6 +185,10 @@ std::string svg_chart(const Comparison& c, const Labels& labels) {
         svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"><title>{} {} ({})</title></rect>\n",
                            x0, y + 5, std::max(1.0, x1 - x0), kRowHeight - 10, fill, xml_escaped(r.name), change_text(r),
                            verdict_name(r.verdict));
+        // The change as text beside the bar's end: the bar may be clipped at the scale's edge.
+        const bool right = r.speedup >= 1;
+        svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\" font-size=\"10\" fill=\"#59636e\">{}</text>\n",
+                           right ? x1 + 3 : x0 - 3, y + 14, right ? "start" : "end", change_text(r));
     }
     svg += "</svg>\n";
     return svg;
