@@ -9,6 +9,7 @@ void add_bench_command(CLI::App& forge, CommandTable& commands) {
     add_bench_llm_command(*bench, commands);
     add_bench_ops_command(*bench, commands);
     add_bench_quant_command(*bench, commands);
+    add_bench_run_commands(*bench, commands);
     add_bench_train_command(*bench, commands);
 }
 

@@ -9,6 +9,8 @@ namespace forge::app {
 void add_bench_llm_command(CLI::App& bench, CommandTable& commands);
 void add_bench_ops_command(CLI::App& bench, CommandTable& commands);
 void add_bench_quant_command(CLI::App& bench, CommandTable& commands);
+// `forge bench run` and `forge bench compare` (bench_run.cpp).
+void add_bench_run_commands(CLI::App& bench, CommandTable& commands);
 void add_bench_train_command(CLI::App& bench, CommandTable& commands);
 
 }  // namespace forge::app

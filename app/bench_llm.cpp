@@ -4,6 +4,7 @@
 // empty context, each picking the argmax. A warm-up run of each comes first; the reported
 // numbers are medians over --reps runs. Peak RSS covers the mapped weights actually touched.
 #include "app/bench.h"
+#include "app/bench_suites.h"
 #include "app/timing.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <vector>
@@ -55,9 +57,15 @@ void decode(llm::Session& session, std::int64_t steps) {
     }
 }
 
-int run_bench_llm(const BenchLlmOptions& o) {
-    check(o.prompt > 0 && o.gen > 0 && o.reps > 0, "--prompt, --gen and --reps must be positive");
-    if (o.threads > 0) ThreadPool::set_global_threads(o.threads);
+// What one benchmark of a model measured: every repetition's seconds of prefill and decode.
+struct LlmTimes {
+    std::string arch;
+    double load_s = 0;
+    std::vector<double> prefill_s, decode_s;
+    double kv_cache_mib = 0;
+};
+
+LlmTimes time_llm(const BenchLlmOptions& o) {
     const auto load_start = std::chrono::steady_clock::now();
     const llm::Model model = llm::Model::load(o.model);
     const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
@@ -68,14 +76,25 @@ int run_bench_llm(const BenchLlmOptions& o) {
     llm::Session session(model, options);
     const std::vector<std::int32_t> prompt = random_tokens(o.prompt, model.hparams().n_vocab);
 
-    const double prefill_s = median_seconds([&] { session.reset(); session.eval(prompt); }, o.reps);
-    const double decode_s = median_seconds([&] { session.reset(); decode(session, o.gen); }, o.reps);
+    LlmTimes t{model.hparams().arch_name, load_s, {}, {}, 0};
+    t.prefill_s = time_reps([&] { session.reset(); session.eval(prompt); }, o.reps);
+    t.decode_s = time_reps([&] { session.reset(); decode(session, o.gen); }, o.reps);
+    t.kv_cache_mib = static_cast<double>(session.cache().bytes()) / (1 << 20);
+    return t;
+}
 
+int run_bench_llm(const BenchLlmOptions& o) {
+    check(o.prompt > 0 && o.gen > 0 && o.reps > 0, "--prompt, --gen and --reps must be positive");
+    if (o.threads > 0) ThreadPool::set_global_threads(o.threads);
+    const LlmTimes t = time_llm(o);
+    const double load_s = t.load_s;
+    const double prefill_s = bench::summarize(t.prefill_s).median;
+    const double decode_s = bench::summarize(t.decode_s).median;
     const double prefill_tok_s = static_cast<double>(o.prompt) / prefill_s;
     const double decode_tok_s = static_cast<double>(o.gen) / decode_s;
     const nlohmann::json result = {
         {"model", o.model},
-        {"arch", model.hparams().arch_name},
+        {"arch", t.arch},
         {"threads", ThreadPool::global().size()},
         {"prompt", o.prompt},
         {"gen", o.gen},
@@ -85,23 +104,36 @@ int run_bench_llm(const BenchLlmOptions& o) {
         {"decode_tok_s", decode_tok_s},
         {"prefill_ms_per_tok", 1e3 / prefill_tok_s},
         {"decode_ms_per_tok", 1e3 / decode_tok_s},
-        {"kv_cache_mib", static_cast<double>(session.cache().bytes()) / (1 << 20)},
+        {"kv_cache_mib", t.kv_cache_mib},
         {"peak_rss_mib", peak_rss_mib()},
     };
     if (o.json) {
         fmt::print("{}\n", result.dump(2));
     } else {
-        fmt::print("model {} ({}), {} threads, load {:.2f} s\n", o.model, model.hparams().arch_name,
+        fmt::print("model {} ({}), {} threads, load {:.2f} s\n", o.model, t.arch,
                    ThreadPool::global().size(), load_s);
         fmt::print("prefill pp{}: {:.1f} tok/s ({:.2f} ms/tok)\n", o.prompt, prefill_tok_s, 1e3 / prefill_tok_s);
         fmt::print("decode  tg{}: {:.1f} tok/s ({:.2f} ms/tok)\n", o.gen, decode_tok_s, 1e3 / decode_tok_s);
-        fmt::print("peak RSS {:.0f} MiB (KV cache {:.1f} MiB)\n", peak_rss_mib(),
-                   static_cast<double>(session.cache().bytes()) / (1 << 20));
+        fmt::print("peak RSS {:.0f} MiB (KV cache {:.1f} MiB)\n", peak_rss_mib(), t.kv_cache_mib);
     }
     return 0;
 }
 
 }  // namespace
+
+std::vector<bench::Row> llm_rows(const BenchPlan& plan, const std::string& model) {
+    BenchLlmOptions o;
+    o.model = model;
+    o.prompt = plan.full ? 128 : 64;
+    o.gen = plan.full ? 32 : 16;
+    o.reps = plan.reps;
+    const LlmTimes t = time_llm(o);
+    const std::string name = std::filesystem::path(model).stem().string();
+    const nlohmann::ordered_json extra = {
+        {"params", {{"model", model}, {"arch", t.arch}, {"threads", ThreadPool::global().size()}, {"load_s", t.load_s}}}};
+    return {rate_row(fmt::format("llm/{} prefill pp{}", name, o.prompt), "tok/s", static_cast<double>(o.prompt), t.prefill_s, extra),
+            rate_row(fmt::format("llm/{} decode tg{}", name, o.gen), "tok/s", static_cast<double>(o.gen), t.decode_s, extra)};
+}
 
 void add_bench_llm_command(CLI::App& bench, CommandTable& commands) {
     auto o = std::make_shared<BenchLlmOptions>();

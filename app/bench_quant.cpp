@@ -6,6 +6,7 @@
 // the same shapes) the table adds ggml's single-thread numbers and the ratios forge simd / ggml;
 // tools/bench_quant_side_by_side.sh runs both.
 #include "app/bench.h"
+#include "app/bench_suites.h"
 #include "app/machine_info.h"
 #include "app/timing.h"
 #include "core/ops/quant_matmul.h"
@@ -28,15 +29,24 @@
 namespace forge::app {
 namespace {
 
-constexpr int kReps = 5;
 constexpr std::int64_t kRows = 2048, kCols = 4096;
 
-struct FormatResult {
-    std::string format;
-    double dequant_scalar_gbs = 0, dequant_simd_gbs = 0;   // one thread, kernel only
-    double matvec_scalar_gflops = 0, matvec_simd_gflops = 0;  // one thread, kernel only
-    double matvec_gflops = 0, matmul32_gflops = 0;          // front-end, all threads
-};
+// The six measurements of a format, as row names: "quant/Q4_0 dequantize simd 1 thread", ...
+constexpr const char* kDequantScalar = "dequantize scalar 1 thread";
+constexpr const char* kDequantSimd = "dequantize simd 1 thread";
+constexpr const char* kMatvecScalar = "matvec scalar 1 thread";
+constexpr const char* kMatvecSimd = "matvec simd 1 thread";
+constexpr const char* kMatvecThreaded = "matvec threaded";
+constexpr const char* kMatmul32Threaded = "matmul m=32 threaded";
+
+std::string row_name(DType dtype, const char* measurement) {
+    return fmt::format("quant/{} {}", dtype_name(dtype), measurement);
+}
+
+// The formats of the quick suite: the common llama.cpp weight types.
+bool in_quick_suite(DType dtype) {
+    return dtype == DType::Q4_0 || dtype == DType::Q8_0 || dtype == DType::Q4_K || dtype == DType::Q6_K;
+}
 
 // llama.cpp's numbers for one format (one thread, kernel only), from --ggml-json.
 struct GgmlResult {
@@ -85,18 +95,23 @@ Tensor weights_in(DType dtype, const Tensor& weights_f32) {
     return w;
 }
 
+// The rows of one format. The 2048 x 4096 weights (a few MiB) stay in the cache: these rows
+// measure the kernels' throughput, not memory (their params say so).
 template <typename Block>
-FormatResult bench_format(DType dtype, const Tensor& weights_f32) {
+void bench_format(DType dtype, const Tensor& weights_f32, const BenchPlan& plan, std::vector<bench::Row>& rows) {
     using Act = quant::ActivationBlock<Block>;
-    FormatResult r;
-    r.format = std::string(dtype_name(dtype));
     const Tensor w = weights_in<Block>(dtype, weights_f32);
     const std::span<const Block> blocks(reinterpret_cast<const Block*>(w.raw_data()), w.nbytes() / sizeof(Block));
+    const nlohmann::ordered_json extra = {{"params", {{"rows", kRows}, {"cols", kCols}, {"resident", "cache"}}}};
+    const auto add = [&](const char* measurement, const char* unit, double work, const std::vector<double>& seconds) {
+        rows.push_back(rate_row(row_name(dtype, measurement), unit, work / 1e9, seconds, extra));
+    };
     std::vector<float> out(static_cast<std::size_t>(kRows * kCols));
     const double dequant_bytes = static_cast<double>(w.nbytes()) + 4.0 * static_cast<double>(out.size());
-    r.dequant_scalar_gbs = dequant_bytes / median_seconds([&] { kernels::scalar::dequantize(blocks, out); }, kReps) / 1e9;
+    if (plan.full || !kernels::kHasSimdBackend)
+        add(kDequantScalar, "GB/s", dequant_bytes, time_reps([&] { kernels::scalar::dequantize(blocks, out); }, plan.reps));
     if constexpr (kernels::kHasSimdBackend) {
-        r.dequant_simd_gbs = dequant_bytes / median_seconds([&] { kernels::simd::dequantize(blocks, out); }, kReps) / 1e9;
+        add(kDequantSimd, "GB/s", dequant_bytes, time_reps([&] { kernels::simd::dequantize(blocks, out); }, plan.reps));
     }
     // The activation row, quantized once as the matmul would.
     std::vector<float> x(static_cast<std::size_t>(kCols), 0.5f);
@@ -110,60 +125,62 @@ FormatResult bench_format(DType dtype, const Tensor& weights_f32) {
             for (std::int64_t row = 0; row < kRows; ++row) sink += dot(blocks.subspan(static_cast<std::size_t>(row) * per_row, per_row), std::span<const Act>(act));
         };
     };
-    r.matvec_scalar_gflops = flops / median_seconds(matvec([](auto a, auto b) { return kernels::scalar::dot(a, b); }), kReps) / 1e9;
+    if (plan.full || !kernels::kHasSimdBackend)
+        add(kMatvecScalar, "GFLOP/s", flops, time_reps(matvec([](auto a, auto b) { return kernels::scalar::dot(a, b); }), plan.reps));
     if constexpr (kernels::kHasSimdBackend) {
-        r.matvec_simd_gflops = flops / median_seconds(matvec([](auto a, auto b) { return kernels::simd::dot(a, b); }), kReps) / 1e9;
+        add(kMatvecSimd, "GFLOP/s", flops, time_reps(matvec([](auto a, auto b) { return kernels::simd::dot(a, b); }), plan.reps));
     }
     const Tensor x1 = Tensor::full({1, kCols}, 0.5f);
     Tensor y1 = Tensor::empty({1, kRows});
-    r.matvec_gflops = flops / median_seconds([&] { quant_matmul_into(x1, w, y1); }, kReps) / 1e9;
-    const Tensor x32 = Tensor::full({32, kCols}, 0.5f);
-    r.matmul32_gflops = 32 * flops / median_seconds([&] { (void)quant_matmul(x32, w); }, 3) / 1e9;
+    add(kMatvecThreaded, "GFLOP/s", flops, time_reps([&] { quant_matmul_into(x1, w, y1); }, plan.reps));
+    if (plan.full) {
+        const Tensor x32 = Tensor::full({32, kCols}, 0.5f);
+        add(kMatmul32Threaded, "GFLOP/s", 32 * flops, time_reps([&] { (void)quant_matmul(x32, w); }, plan.reps));
+    }
     if (sink == 12345.0f) fmt::print(" ");  // keep the kernel calls observable
-    return r;
 }
 
-std::vector<FormatResult> run_all() {
-    const Tensor weights = random_weights();
-    std::vector<FormatResult> results;
-    for (const DType t : {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K,
-                          DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::TQ1_0, DType::TQ2_0,
-                          DType::MXFP4}) {
-        results.push_back(quant::visit_block_type(t, [&](auto tag) {
-            return bench_format<typename decltype(tag)::type>(t, weights);
-        }));
-    }
-    return results;
+constexpr DType kFormats[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0,
+                              DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K,
+                              DType::IQ4_NL, DType::IQ4_XS, DType::TQ1_0, DType::TQ2_0, DType::MXFP4};
+
+// The median of a row, 0 when it was not measured.
+double median_of(const std::vector<bench::Row>& rows, DType dtype, const char* measurement) {
+    const std::string name = row_name(dtype, measurement);
+    for (const auto& r : rows)
+        if (r.name == name) return r.summary.median;
+    return 0.0;
 }
 
 double ratio(double forge, double ggml) { return ggml > 0 ? forge / ggml : 0.0; }
 
-void print_json(const Machine& machine, const std::vector<FormatResult>& results, const GgmlResults& ggml) {
+void print_json(const Machine& machine, const std::vector<bench::Row>& rows, const GgmlResults& ggml) {
     nlohmann::ordered_json out;
     out["machine"] = {{"cpu", machine.cpu}, {"instruction_set", machine.instruction_set},
                       {"backend", machine.backend}, {"threads", machine.threads}};
     out["shape"] = {{"rows", kRows}, {"cols", kCols}};
     out["results"] = nlohmann::ordered_json::array();
-    for (const auto& r : results) {
-        out["results"].push_back({{"format", r.format},
-                                  {"dequantize_scalar_gbs", r.dequant_scalar_gbs},
-                                  {"dequantize_simd_gbs", r.dequant_simd_gbs},
-                                  {"matvec_scalar_gflops", r.matvec_scalar_gflops},
-                                  {"matvec_simd_gflops", r.matvec_simd_gflops},
-                                  {"matvec_threaded_gflops", r.matvec_gflops},
-                                  {"matmul_m32_threaded_gflops", r.matmul32_gflops}});
-        if (const auto g = ggml.find(r.format); g != ggml.end()) {
+    for (const DType t : kFormats) {
+        const auto m = [&](const char* measurement) { return median_of(rows, t, measurement); };
+        out["results"].push_back({{"format", dtype_name(t)},
+                                  {"dequantize_scalar_gbs", m(kDequantScalar)},
+                                  {"dequantize_simd_gbs", m(kDequantSimd)},
+                                  {"matvec_scalar_gflops", m(kMatvecScalar)},
+                                  {"matvec_simd_gflops", m(kMatvecSimd)},
+                                  {"matvec_threaded_gflops", m(kMatvecThreaded)},
+                                  {"matmul_m32_threaded_gflops", m(kMatmul32Threaded)}});
+        if (const auto g = ggml.find(std::string(dtype_name(t))); g != ggml.end()) {
             auto& row = out["results"].back();
             row["ggml_dequantize_gbs"] = g->second.dequant_gbs;
             row["ggml_matvec_gflops"] = g->second.matvec_gflops;
-            row["dequantize_simd_over_ggml"] = ratio(r.dequant_simd_gbs, g->second.dequant_gbs);
-            row["matvec_simd_over_ggml"] = ratio(r.matvec_simd_gflops, g->second.matvec_gflops);
+            row["dequantize_simd_over_ggml"] = ratio(m(kDequantSimd), g->second.dequant_gbs);
+            row["matvec_simd_over_ggml"] = ratio(m(kMatvecSimd), g->second.matvec_gflops);
         }
     }
     fmt::print("{}\n", out.dump(2));
 }
 
-void print_table(const Machine& machine, const std::vector<FormatResult>& results, const GgmlResults& ggml) {
+void print_table(const Machine& machine, const std::vector<bench::Row>& rows, const GgmlResults& ggml) {
     fmt::print("machine: {} ({}, {} backend, {} threads); weights {} x {}\n", machine.cpu, machine.instruction_set,
                machine.backend, machine.threads, kRows, kCols);
     const bool side_by_side = !ggml.empty();
@@ -173,12 +190,13 @@ void print_table(const Machine& machine, const std::vector<FormatResult>& result
                "GFLOP/s");
     if (side_by_side) fmt::print("   {:>7} {:>7} {:>6} {:>6}", "deq", "matvec", "deq x", "mv x");
     fmt::print("\n");
-    for (const auto& r : results) {
-        fmt::print("{:<8} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>12.2f}", r.format, r.dequant_scalar_gbs,
-                   r.dequant_simd_gbs, r.matvec_scalar_gflops, r.matvec_simd_gflops, r.matvec_gflops, r.matmul32_gflops);
-        if (const auto g = ggml.find(r.format); g != ggml.end()) {
+    for (const DType t : kFormats) {
+        const auto m = [&](const char* measurement) { return median_of(rows, t, measurement); };
+        fmt::print("{:<8} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>12.2f}", dtype_name(t), m(kDequantScalar),
+                   m(kDequantSimd), m(kMatvecScalar), m(kMatvecSimd), m(kMatvecThreaded), m(kMatmul32Threaded));
+        if (const auto g = ggml.find(std::string(dtype_name(t))); g != ggml.end()) {
             fmt::print("   {:>7.2f} {:>7.2f} {:>6.2f} {:>6.2f}", g->second.dequant_gbs, g->second.matvec_gflops,
-                       ratio(r.dequant_simd_gbs, g->second.dequant_gbs), ratio(r.matvec_simd_gflops, g->second.matvec_gflops));
+                       ratio(m(kDequantSimd), g->second.dequant_gbs), ratio(m(kMatvecSimd), g->second.matvec_gflops));
         }
         fmt::print("\n");
     }
@@ -187,6 +205,16 @@ void print_table(const Machine& machine, const std::vector<FormatResult>& result
 
 }  // namespace
 
+std::vector<bench::Row> quant_rows(const BenchPlan& plan) {
+    const Tensor weights = random_weights();
+    std::vector<bench::Row> rows;
+    for (const DType t : kFormats) {
+        if (!plan.full && !in_quick_suite(t)) continue;
+        quant::visit_block_type(t, [&](auto tag) { bench_format<typename decltype(tag)::type>(t, weights, plan, rows); });
+    }
+    return rows;
+}
+
 void add_bench_quant_command(CLI::App& bench, CommandTable& commands) {
     CLI::App* cmd = bench.add_subcommand("quant", "Block formats: dequantize GB/s, quantized matvec/matmul GFLOP/s");
     auto json = std::make_shared<bool>(false);
@@ -194,12 +222,14 @@ void add_bench_quant_command(CLI::App& bench, CommandTable& commands) {
     cmd->add_flag("--json", *json, "Print JSON instead of a table");
     cmd->add_option("--ggml-json", *ggml_json,
                     "llama.cpp's numbers (tools/bench_quant_ggml output) to show side by side with forge's");
-    commands.add(cmd, [json, ggml_json] {
+    auto plan = std::make_shared<BenchPlan>(BenchPlan{true, 5});
+    cmd->add_option("--reps", plan->reps, "Measured repetitions after the warm-up (default 5)")->check(CLI::Range(1, 1000));
+    commands.add(cmd, [json, ggml_json, plan] {
         const GgmlResults ggml = ggml_json->empty() ? GgmlResults{} : read_ggml_json(*ggml_json);
         const Machine machine = describe_machine();
-        const auto results = run_all();
-        if (*json) print_json(machine, results, ggml);
-        else print_table(machine, results, ggml);
+        const auto rows = quant_rows(*plan);
+        if (*json) print_json(machine, rows, ggml);
+        else print_table(machine, rows, ggml);
         return 0;
     });
 }

@@ -2,6 +2,7 @@
 // for an MLP and for one pre-norm transformer block. tools/bench_train_torch.py runs the
 // same shapes in PyTorch at the same thread count and prints the ratio.
 #include "app/bench.h"
+#include "app/bench_suites.h"
 #include "app/timing.h"
 #include "core/autograd/ag.h"
 #include "core/optim/adam.h"
@@ -21,8 +22,6 @@
 namespace forge::app {
 namespace {
 
-constexpr int kReps = 9;
-
 // The shapes, shared with tools/bench_train_torch.py (keep the two in step).
 struct MlpShape {
     std::int64_t batch = 512, in = 256, hidden = 1024, classes = 10;
@@ -36,13 +35,14 @@ Tensor weight(const Shape& shape, std::uint64_t key) {
     return ag::requires_grad(random::uniform_tensor(shape, key, -bound, bound));
 }
 
+// One model's training step: its name, shape and every repetition's seconds.
 struct Result {
     std::string name;
     std::string shape;
-    double seconds;
+    std::vector<double> seconds;
 };
 
-Result bench_mlp() {
+Result bench_mlp(int reps) {
     const MlpShape s;
     const std::vector<Tensor> p = {weight({s.hidden, s.in}, 1), weight({s.hidden}, 2), weight({s.hidden, s.hidden}, 3),
                                    weight({s.hidden}, 4), weight({s.classes, s.hidden}, 5), weight({s.classes}, 6)};
@@ -50,7 +50,7 @@ Result bench_mlp() {
     const Tensor x = random::normal_tensor({s.batch, s.in}, 7);
     Tensor y = Tensor::empty({s.batch}, DType::I64);
     for (std::int64_t i = 0; i < s.batch; ++i) y.data<std::int64_t>()[i] = i % s.classes;
-    const double seconds = median_seconds(
+    const auto seconds = time_reps(
         [&] {
             adam.zero_grad();
             const Tensor h1 = ag::gelu_erf(ag::linear(x, p[0], p[1]));
@@ -58,7 +58,7 @@ Result bench_mlp() {
             ag::backward(ag::cross_entropy(ag::linear(h2, p[4], p[5]), y));
             adam.step();
         },
-        kReps);
+        reps);
     return {"mlp", fmt::format("{}x{}-{}-{}-{}", s.batch, s.in, s.hidden, s.hidden, s.classes), seconds};
 }
 
@@ -69,7 +69,7 @@ Tensor split_heads(const Tensor& x, const BlockShape& s, const Tensor& positions
     return ag::transpose(t, 1, 2);
 }
 
-Result bench_block() {
+Result bench_block(int reps) {
     const BlockShape s;
     const std::int64_t d = s.dim;
     std::vector<Tensor> p = {ag::requires_grad(Tensor::full({d}, 1.0f)), weight({d, d}, 11), weight({d, d}, 12),
@@ -80,7 +80,7 @@ Result bench_block() {
     const Tensor target = random::normal_tensor({s.batch, s.seq, d}, 19);
     const Tensor positions = Tensor::arange(s.seq).to(DType::I64);
     const float scale = 1.0f / std::sqrt(static_cast<float>(d / s.heads));
-    const double seconds = median_seconds(
+    const auto seconds = time_reps(
         [&] {
             adam.zero_grad();
             const Tensor h = ag::rmsnorm(x, p[0], 1e-5f);
@@ -95,7 +95,7 @@ Result bench_block() {
             ag::backward(ag::mse(ag::add(r, ag::linear(gated, p[8], {})), target));
             adam.step();
         },
-        kReps);
+        reps);
     return {"transformer_block", fmt::format("B{} T{} D{} H{} F{}", s.batch, s.seq, s.dim, s.heads, s.hidden), seconds};
 }
 
@@ -103,22 +103,38 @@ void print(const std::vector<Result>& results, bool json) {
     const int threads = ThreadPool::global().size();
     if (json) {
         nlohmann::json out = {{"threads", threads}, {"backend", kernels::kBackendName}, {"results", nlohmann::json::array()}};
-        for (const auto& r : results) out["results"].push_back({{"name", r.name}, {"shape", r.shape}, {"ms", r.seconds * 1e3}});
+        for (const auto& r : results) {
+            out["results"].push_back({{"name", r.name}, {"shape", r.shape}, {"ms", bench::summarize(r.seconds).median * 1e3}});
+        }
         fmt::print("{}\n", out.dump(2));
         return;
     }
     fmt::print("training step (forward + backward + AdamW), {} threads, {} backend\n", threads, kernels::kBackendName);
-    for (const auto& r : results) fmt::print("{:<18} {:<28} {:>9.3f} ms\n", r.name, r.shape, r.seconds * 1e3);
+    for (const auto& r : results) {
+        const bench::Summary s = bench::summarize(r.seconds);
+        fmt::print("{:<18} {:<28} {:>9.3f} ms  (cv {:.1f}%)\n", r.name, r.shape, s.median * 1e3, 100 * s.cv);
+    }
 }
 
 }  // namespace
 
+std::vector<bench::Row> train_rows(const BenchPlan& plan) {
+    std::vector<bench::Row> rows;
+    for (const Result& r : {bench_mlp(plan.reps), bench_block(plan.reps)}) {
+        rows.push_back(time_row(fmt::format("train/{} step {}", r.name, r.shape), r.seconds,
+                                {{"params", {{"threads", ThreadPool::global().size()}}}}));
+    }
+    return rows;
+}
+
 void add_bench_train_command(CLI::App& bench, CommandTable& commands) {
     CLI::App* train = bench.add_subcommand("train", "Time a training step of an MLP and of a transformer block");
     auto json = std::make_shared<bool>(false);
+    auto reps = std::make_shared<int>(9);
     train->add_flag("--json", *json, "Print one JSON object instead of a table");
-    commands.add(train, [json] {
-        print({bench_mlp(), bench_block()}, *json);
+    train->add_option("--reps", *reps, "Measured repetitions after the warm-up (default 9)")->check(CLI::Range(1, 1000));
+    commands.add(train, [json, reps] {
+        print({bench_mlp(*reps), bench_block(*reps)}, *json);
         return 0;
     });
 }

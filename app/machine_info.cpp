@@ -6,8 +6,14 @@
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
 
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <vector>
 
@@ -28,6 +34,31 @@ std::string cpu_model() {
         }
     }
     return "unknown";
+}
+
+// "266240K" or "4M" (sysfs cache sizes) in bytes.
+std::uint64_t parse_cache_size(const std::string& text) {
+    char* end = nullptr;
+    const std::uint64_t value = std::strtoull(text.c_str(), &end, 10);
+    const char unit = end != nullptr ? *end : '\0';
+    return unit == 'K' ? value << 10 : unit == 'M' ? value << 20 : unit == 'G' ? value << 30 : value;
+}
+
+std::uint64_t last_level_cache_bytes() {
+    std::uint64_t largest = 0;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator("/sys/devices/system/cpu/cpu0/cache", error)) {
+        std::ifstream size_file(entry.path() / "size");
+        std::string size;
+        if (size_file >> size) largest = std::max(largest, parse_cache_size(size));
+    }
+    return largest;
+}
+
+std::string kernel_name() {
+    utsname name{};
+    if (uname(&name) != 0) return "unknown";
+    return std::string(name.sysname) + " " + name.release + " " + name.machine;
 }
 
 // Independent accumulator chains: more than FMA latency x FMA ports, so the loop is bound by
@@ -115,7 +146,7 @@ float read_sum(const float* data, std::size_t n) {
     return total;
 }
 
-double read_bandwidth_once(std::size_t bytes) {
+std::vector<double> read_bandwidth_reps(std::size_t bytes, int reps) {
     const std::size_t n = bytes / sizeof(float);
     const auto storage = Storage::allocate(n * sizeof(float));
     const auto* data = reinterpret_cast<const float*>(storage->data());
@@ -131,17 +162,32 @@ double read_bandwidth_once(std::size_t bytes) {
             sums[static_cast<std::size_t>(begin / kChunk)] = read_sum(data + begin, static_cast<std::size_t>(end - begin));
         });
     };
-    return static_cast<double>(n * sizeof(float)) / median_seconds(run, 5);
+    std::vector<double> rates;
+    for (double seconds : time_reps(run, reps)) rates.push_back(static_cast<double>(n * sizeof(float)) / seconds);
+    return rates;
 }
 
 }  // namespace
 
 Machine describe_machine() {
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const auto memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
     return {cpu_model(), std::string(kernels::instruction_set()), std::string(kernels::kBackendName),
-            ThreadPool::global().size()};
+            ThreadPool::global().size(), static_cast<int>(cores), memory, last_level_cache_bytes(), kernel_name()};
 }
 
-double measure_peak_flops() {
+std::array<double, 3> load_average() {
+    std::array<double, 3> load{};
+    if (getloadavg(load.data(), 3) != 3) load = {-1, -1, -1};
+    return load;
+}
+
+std::size_t memory_bench_bytes() {
+    constexpr std::size_t kMin = std::size_t{64} << 20, kMax = std::size_t{1} << 30;
+    return std::clamp(static_cast<std::size_t>(4 * last_level_cache_bytes()), kMin, kMax);
+}
+
+std::vector<double> measure_peak_flops(int reps) {
     // Many equal tasks, so every thread stays busy until the end whatever the scheduling.
     auto& pool = ThreadPool::global();
     const std::int64_t tasks = 8 * pool.size();
@@ -150,17 +196,37 @@ double measure_peak_flops() {
     const auto run = [&] {
         pool.run(tasks, [&](std::int64_t t) { sinks[static_cast<std::size_t>(t)] = fma_chains(kIterations, 1e-3f); });
     };
-    const double seconds = median_seconds(run, 5);
     const double flops = 2.0 * kChains * fma_lanes() * static_cast<double>(kIterations * tasks);
-    return flops / seconds;
+    std::vector<double> rates;
+    for (double seconds : time_reps(run, reps)) rates.push_back(flops / seconds);
+    return rates;
 }
 
-double measure_read_bandwidth(std::size_t bytes) {
-    const double rate = read_bandwidth_once(bytes);
+std::vector<double> measure_read_bandwidth(std::size_t bytes, int reps) {
+    auto rates = read_bandwidth_reps(bytes, reps);
     // Hand the gigabyte back to the system: cached in the pool it would crowd out the buffers
     // of the benchmarks that follow.
     BufferPool::global().trim();
-    return rate;
+    return rates;
+}
+
+std::vector<double> measure_copy_bandwidth(std::size_t bytes, int reps) {
+    const std::size_t half = bytes / 2;
+    std::vector<double> rates;
+    {
+        const auto source = Storage::allocate(half), target = Storage::allocate(half);
+        constexpr std::int64_t kChunk = std::int64_t{16} << 20;  // bytes per task
+        auto& pool = ThreadPool::global();
+        const auto copy = [&] {
+            pool.parallel_for(static_cast<std::int64_t>(half), kChunk, [&](std::int64_t begin, std::int64_t end) {
+                std::memcpy(target->data() + begin, source->data() + begin, static_cast<std::size_t>(end - begin));
+            });
+        };
+        std::memset(source->data(), 1, half);
+        for (double seconds : time_reps(copy, reps)) rates.push_back(2.0 * static_cast<double>(half) / seconds);
+    }
+    BufferPool::global().trim();
+    return rates;
 }
 
 }  // namespace forge::app

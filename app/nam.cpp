@@ -3,7 +3,9 @@
 //   forge nam run [default] IN.wav OUT.wav   (the bundled model, a profile of the simulated amp)
 //   forge nam info MODEL.nam [--loudness-input WAV]     (MODEL "default": the bundled model, here and in bench)
 //   forge nam bench MODEL.nam [--block 64] [--seconds 2] [--json]
+#include "app/bench_suites.h"
 #include "app/commands.h"
+#include "app/timing.h"
 #include "app/nam_profile.h"
 #include "core/audio/audio_file.h"
 #include "core/audio/resample.h"
@@ -160,35 +162,63 @@ int info(const NamOptions& options) {
     return 0;
 }
 
-int bench(const NamOptions& options) {
+// The model rendering a sine, one block at a time: a warm-up of a tenth of the blocks, then
+// `reps` timed runs of `o.seconds` of audio each.
+struct NamTiming {
+    std::string model;
+    double rate = 0;
+    long blocks = 0;                // per repetition
+    std::vector<double> seconds;    // per repetition
+};
+
+NamTiming time_model(const NamOptions& options, int reps) {
     NamOptions o = options;
     o.model = model_path(o.model);
     const nam::NamFile file = load(o.model);
     nam::Engine engine(nam::make_model(file, model_options(o, file)), o.block);
-    const double rate = file.sample_rate.value_or(48000.0);
-    const auto blocks = static_cast<long>(std::ceil(o.seconds * rate / o.block));
+    NamTiming t{o.model, file.sample_rate.value_or(48000.0), 0, {}};
+    t.blocks = static_cast<long>(std::ceil(o.seconds * t.rate / o.block));
     std::vector<float> in(static_cast<std::size_t>(o.block)), out(in.size());
     for (std::size_t i = 0; i < in.size(); ++i) in[i] = 0.1f * std::sin(0.05f * static_cast<float>(i));
-    for (long b = 0; b < blocks / 10 + 1; ++b) engine.process(in, out);  // warm up
-    const auto start = std::chrono::steady_clock::now();
-    for (long b = 0; b < blocks; ++b) engine.process(in, out);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double audio_seconds = static_cast<double>(blocks) * o.block / rate;
+    for (long b = 0; b < t.blocks / 10 + 1; ++b) engine.process(in, out);  // warm up
+    for (int rep = 0; rep < reps; ++rep) {
+        const auto start = std::chrono::steady_clock::now();
+        for (long b = 0; b < t.blocks; ++b) engine.process(in, out);
+        t.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return t;
+}
+
+int run_bench(const NamOptions& o) {
+    const NamTiming t = time_model(o, 1);
+    const double elapsed = t.seconds.front();
+    const double audio_seconds = static_cast<double>(t.blocks) * o.block / t.rate;
     const double rtf = audio_seconds / elapsed;
-    const double us_per_block = elapsed / static_cast<double>(blocks) * 1e6;
+    const double us_per_block = elapsed / static_cast<double>(t.blocks) * 1e6;
     if (o.json) {
-        fmt::print("{}\n", nlohmann::json{{"model", o.model}, {"block", o.block}, {"sample_rate", rate},
+        fmt::print("{}\n", nlohmann::json{{"model", t.model}, {"block", o.block}, {"sample_rate", t.rate},
                                           {"audio_seconds", audio_seconds}, {"wall_seconds", elapsed},
                                           {"real_time_factor", rtf}, {"us_per_block", us_per_block}}
                                .dump());
     } else {
         fmt::print("{}: {} blocks of {} at {} Hz: {:.1f}x real time, {:.2f} us per block ({:.2f} us budget)\n",
-                   o.model, blocks, o.block, rate, rtf, us_per_block, o.block / rate * 1e6);
+                   t.model, t.blocks, o.block, t.rate, rtf, us_per_block, o.block / t.rate * 1e6);
     }
     return 0;
 }
 
 }  // namespace
+
+std::vector<bench::Row> nam_rows(const BenchPlan& plan, const std::string& model) {
+    NamOptions o;
+    o.model = model;
+    o.seconds = 2.0;
+    const NamTiming t = time_model(o, plan.reps);
+    const double audio_seconds = static_cast<double>(t.blocks) * o.block / t.rate;
+    const std::string name = model == "default" ? "default" : std::filesystem::path(model).stem().string();
+    return {rate_row(fmt::format("nam/{} block {}", name, o.block), "x real time", audio_seconds, t.seconds,
+                     {{"params", {{"model", t.model}, {"block", o.block}, {"audio_seconds", audio_seconds}}}})};
+}
 
 void add_nam_command(CLI::App& forge, CommandTable& commands) {
     auto options = std::make_shared<NamOptions>();
@@ -221,7 +251,7 @@ void add_nam_command(CLI::App& forge, CommandTable& commands) {
     bench_cmd->add_option("--slim", options->slim, "Slimmable size in [0, 1]")->check(CLI::Range(0.0, 1.0));
     bench_cmd->add_flag("--fast-tanh", options->fast_tanh, "Approximate tanh (Core's fast tanh)");
     bench_cmd->add_flag("--json", options->json, "One JSON object on stdout");
-    commands.add(bench_cmd, [options] { return bench(*options); });
+    commands.add(bench_cmd, [options] { return run_bench(*options); });
 
     add_nam_train_commands(forge, *nam, commands);
     add_nam_devices_command(*nam, commands);

@@ -1,17 +1,20 @@
-// Timing for the benchmarks: the median of several runs after a warm-up, which ignores the
-// odd run disturbed by another process better than a mean or a minimum would.
+// Timing for the benchmarks: a warm-up run, then every repetition's wall time. Rows of a
+// benchmark record keep all of them (docs/BENCHMARKS.md); tables show the median, which
+// ignores the odd run disturbed by another process better than a mean or a minimum would.
 #pragma once
 
-#include <algorithm>
+#include "app/bench_record.h"
+
 #include <chrono>
+#include <string>
 #include <vector>
 
 namespace forge::app {
 
-// Run `body` once to warm caches, pools and page tables, then `reps` more times; the median
-// wall time in seconds.
+// Run `body` once to warm caches, pools and page tables, then `reps` more times; the wall time
+// of each of those, in seconds.
 template <typename Body>
-double median_seconds(Body&& body, int reps) {
+std::vector<double> time_reps(Body&& body, int reps) {
     body();
     std::vector<double> times;
     times.reserve(static_cast<std::size_t>(reps));
@@ -20,8 +23,29 @@ double median_seconds(Body&& body, int reps) {
         body();
         times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return times;
+}
+
+template <typename Body>
+double median_seconds(Body&& body, int reps) {
+    return bench::summarize(time_reps(body, reps)).median;
+}
+
+// A "higher is better" row of rates: `work` (FLOP, bytes, tokens; already scaled to `unit`)
+// done in each repetition's seconds.
+inline bench::Row rate_row(std::string name, std::string unit, double work, const std::vector<double>& seconds,
+                           nlohmann::ordered_json extra = nlohmann::ordered_json::object()) {
+    std::vector<double> rates;
+    for (double s : seconds) rates.push_back(work / s);
+    return bench::make_row(std::move(name), std::move(unit), bench::Direction::Higher, std::move(rates), std::move(extra));
+}
+
+// A "lower is better" row of milliseconds.
+inline bench::Row time_row(std::string name, const std::vector<double>& seconds,
+                           nlohmann::ordered_json extra = nlohmann::ordered_json::object()) {
+    std::vector<double> ms;
+    for (double s : seconds) ms.push_back(1e3 * s);
+    return bench::make_row(std::move(name), "ms", bench::Direction::Lower, std::move(ms), std::move(extra));
 }
 
 }  // namespace forge::app

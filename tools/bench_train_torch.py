@@ -7,7 +7,8 @@ forge ms, torch ms, and torch/forge (> 1 means forge is faster).
 
   /usr/bin/python3 tools/bench_train_torch.py --forge build/app/forge --threads 2
 
-The shapes must match app/bench_train.cpp (MlpShape, BlockShape).
+tools/bench_paired.py train imports the step definitions below and runs forge and PyTorch
+alternately, writing a benchmark record. The shapes must match app/bench_train.cpp (MlpShape, BlockShape).
 """
 import argparse
 import json
@@ -21,10 +22,10 @@ import torch.nn.functional as F
 REPS = 9
 
 
-def median_ms(step):
+def median_ms(step, reps=REPS):
     step()  # warm-up
     times = []
-    for _ in range(REPS):
+    for _ in range(reps):
         start = time.perf_counter()
         step()
         times.append(time.perf_counter() - start)
