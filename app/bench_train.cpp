@@ -8,6 +8,9 @@
 #include "core/random/random_tensor.h"
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
+#include "nn/linear.h"
+#include "nn/parameter_set.h"
+#include "nn/transformer_block.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -31,11 +34,6 @@ struct BlockShape {
     std::int64_t batch = 4, seq = 128, dim = 256, heads = 4, hidden = 768;
 };
 
-Tensor weight(const Shape& shape, std::uint64_t key) {
-    const float bound = 1.0f / std::sqrt(static_cast<float>(shape[shape.rank() - 1]));
-    return ag::requires_grad(random::uniform_tensor(shape, key, -bound, bound));
-}
-
 struct Result {
     std::string name;
     std::string shape;
@@ -44,55 +42,41 @@ struct Result {
 
 Result bench_mlp() {
     const MlpShape s;
-    const std::vector<Tensor> p = {weight({s.hidden, s.in}, 1), weight({s.hidden}, 2), weight({s.hidden, s.hidden}, 3),
-                                   weight({s.hidden}, 4), weight({s.classes, s.hidden}, 5), weight({s.classes}, 6)};
-    optim::Adam adam(p, optim::adamw_options(1e-3f));
+    nn::ParameterSet params(1);
+    const auto fc1 = nn::Linear::make(params, "fc1", s.in, s.hidden, nn::Init::fan_in_uniform(s.in), true);
+    const auto fc2 = nn::Linear::make(params, "fc2", s.hidden, s.hidden, nn::Init::fan_in_uniform(s.hidden), true);
+    const auto out = nn::Linear::make(params, "out", s.hidden, s.classes, nn::Init::fan_in_uniform(s.hidden), true);
+    optim::Adam adam(params.trainable(), optim::adamw_options(1e-3f));
     const Tensor x = random::normal_tensor({s.batch, s.in}, 7);
     Tensor y = Tensor::empty({s.batch}, DType::I64);
     for (std::int64_t i = 0; i < s.batch; ++i) y.data<std::int64_t>()[i] = i % s.classes;
     const double seconds = median_seconds(
         [&] {
             adam.zero_grad();
-            const Tensor h1 = ag::gelu_erf(ag::linear(x, p[0], p[1]));
-            const Tensor h2 = ag::gelu_erf(ag::linear(h1, p[2], p[3]));
-            ag::backward(ag::cross_entropy(ag::linear(h2, p[4], p[5]), y));
+            ag::backward(ag::cross_entropy(out(ag::gelu_erf(fc2(ag::gelu_erf(fc1(x))))), y));
             adam.step();
         },
         kReps);
     return {"mlp", fmt::format("{}x{}-{}-{}-{}", s.batch, s.in, s.hidden, s.hidden, s.classes), seconds};
 }
 
-// [B, T, D] -> [B, H, T, hd], rotated by RoPE when asked.
-Tensor split_heads(const Tensor& x, const BlockShape& s, const Tensor& positions, bool rotate) {
-    Tensor t = ag::reshape(x, Shape{s.batch, s.seq, s.heads, s.dim / s.heads});
-    if (rotate) t = ag::rope(t, positions, {.mode = RopeMode::Neox});
-    return ag::transpose(t, 1, 2);
-}
-
 Result bench_block() {
     const BlockShape s;
     const std::int64_t d = s.dim;
-    std::vector<Tensor> p = {ag::requires_grad(Tensor::full({d}, 1.0f)), weight({d, d}, 11), weight({d, d}, 12),
-                             weight({d, d}, 13), weight({d, d}, 14), ag::requires_grad(Tensor::full({d}, 1.0f)),
-                             weight({s.hidden, d}, 15), weight({s.hidden, d}, 16), weight({d, s.hidden}, 17)};
-    optim::Adam adam(p, optim::adamw_options(1e-3f));
+    nn::TransformerBlockConfig config;
+    config.attention = {.dim = d, .n_head = s.heads, .n_kv_head = s.heads, .head_dim = d / s.heads};
+    config.mlp = {.dim = d, .hidden = s.hidden, .activation = nn::MlpActivation::SwiGLU};
+    config.norm_eps = 1e-5f;
+    nn::ParameterSet params(11);
+    const nn::Init init = nn::Init::fan_in_uniform(d);  // the MLP's down projection too: timing only
+    const auto block = nn::TransformerBlock::make(params, "blk.0.", config, {init, init});
+    optim::Adam adam(params.trainable(), optim::adamw_options(1e-3f));
     const Tensor x = random::normal_tensor({s.batch, s.seq, d}, 18);
     const Tensor target = random::normal_tensor({s.batch, s.seq, d}, 19);
-    const Tensor positions = Tensor::arange(s.seq).to(DType::I64);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(d / s.heads));
     const double seconds = median_seconds(
         [&] {
             adam.zero_grad();
-            const Tensor h = ag::rmsnorm(x, p[0], 1e-5f);
-            const Tensor q = split_heads(ag::linear(h, p[1], {}), s, positions, true);
-            const Tensor k = split_heads(ag::linear(h, p[2], {}), s, positions, true);
-            const Tensor v = split_heads(ag::linear(h, p[3], {}), s, positions, false);
-            const Tensor attn = ag::softmax(ag::matmul(q, k, false, true), scale, true);
-            const Tensor mixed = ag::reshape(ag::transpose(ag::matmul(attn, v), 1, 2), Shape{s.batch, s.seq, d});
-            const Tensor r = ag::add(x, ag::linear(mixed, p[4], {}));
-            const Tensor h2 = ag::rmsnorm(r, p[5], 1e-5f);
-            const Tensor gated = ag::mul(ag::silu(ag::linear(h2, p[6], {})), ag::linear(h2, p[7], {}));
-            ag::backward(ag::mse(ag::add(r, ag::linear(gated, p[8], {})), target));
+            ag::backward(ag::mse(block(x), target));
             adam.step();
         },
         kReps);
