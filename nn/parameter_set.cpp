@@ -83,15 +83,17 @@ void ParameterSet::load_safetensors(const std::filesystem::path& path) {
     load_state_dict(checkpoint::read_safetensors(path), path.string());
 }
 
+void add_f32_to_gguf(gguf::GgufWriter& writer, const std::string& name, const Tensor& tensor) {
+    const Tensor value = tensor.to(DType::F32).contiguous();
+    std::vector<std::int64_t> dims(value.shape().begin(), value.shape().end());
+    std::reverse(dims.begin(), dims.end());  // GGUF lists the innermost axis first
+    writer.add_tensor(name, DType::F32, std::move(dims), [value](std::span<std::byte> out) {
+        std::memcpy(out.data(), value.raw_data(), out.size());
+    });
+}
+
 void ParameterSet::add_to_gguf(gguf::GgufWriter& writer) const {
-    for (const auto& p : params_) {
-        const Tensor value = p.value.contiguous();
-        std::vector<std::int64_t> dims(value.shape().begin(), value.shape().end());
-        std::reverse(dims.begin(), dims.end());  // GGUF lists the innermost axis first
-        writer.add_tensor(p.name, DType::F32, std::move(dims), [value](std::span<std::byte> out) {
-            std::memcpy(out.data(), value.raw_data(), out.size());
-        });
-    }
+    for (const auto& p : params_) add_f32_to_gguf(writer, p.name, p.value);
 }
 
 void ParameterSet::load_gguf(const gguf::GgufFile& file) {

@@ -64,4 +64,8 @@ private:
     std::vector<Parameter> params_;
 };
 
+// One tensor as f32 under `name` (dims reversed to GGUF's innermost-first order); the data
+// is copied when the writer writes.
+void add_f32_to_gguf(gguf::GgufWriter& writer, const std::string& name, const Tensor& tensor);
+
 }  // namespace forge::nn
