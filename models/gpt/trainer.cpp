@@ -74,8 +74,9 @@ void truncate_log(const std::filesystem::path& path, std::int64_t step) {
     std::ifstream in(path);
     std::string kept, line;
     while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        if (nlohmann::json::parse(line, nullptr, false).value("step", std::int64_t{0}) <= step) kept += line + "\n";
+        // A line cut short by a kill does not parse and is dropped with the later steps.
+        const auto entry = nlohmann::json::parse(line, nullptr, false);
+        if (entry.is_object() && entry.value("step", std::int64_t{0}) <= step) kept += line + "\n";
     }
     checkpoint::write_file_atomically(path, kept);
 }
