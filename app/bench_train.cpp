@@ -1,5 +1,5 @@
 // `forge bench train`: the time of one training step (forward + backward + AdamW update)
-// for an MLP and for one pre-norm transformer block. tools/bench_train_torch.py runs the
+// for an MLP and for one pre-norm transformer block, and of one `forge train gpt` step. tools/bench_train_torch.py runs the
 // same shapes in PyTorch at the same thread count and prints the ratio.
 #include "app/bench.h"
 #include "app/timing.h"
@@ -8,6 +8,8 @@
 #include "core/random/random_tensor.h"
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
+#include "models/gpt/gpt_model.h"
+#include "models/gpt/gpt_optimizer.h"
 #include "nn/linear.h"
 #include "nn/parameter_set.h"
 #include "nn/transformer_block.h"
@@ -32,6 +34,10 @@ struct MlpShape {
 };
 struct BlockShape {
     std::int64_t batch = 4, seq = 128, dim = 256, heads = 4, hidden = 768;
+};
+// `forge train gpt --depth 6` (width 384, 3 heads of 128) with an 8192-token vocabulary.
+struct GptShape {
+    std::int64_t depth = 6, vocab = 8192, batch = 2, seq = 256;
 };
 
 struct Result {
@@ -83,6 +89,30 @@ Result bench_block() {
     return {"transformer_block", fmt::format("B{} T{} D{} H{} F{}", s.batch, s.seq, s.dim, s.heads, s.hidden), seconds};
 }
 
+// One optimizer step of `forge train gpt`: forward, cross-entropy, backward, clipping, Muon + AdamW.
+Result bench_gpt() {
+    const GptShape s;
+    gpt::GptConfig config;
+    config.depth = s.depth;
+    config.vocab = s.vocab;
+    config.context = s.seq;
+    gpt::GptModel model(config, 1);
+    gpt::GptOptimizer optimizer(model, gpt::OptimizerConfig{}, s.batch * s.seq, 1000);
+    const Tensor tokens = random::uniform_tensor({s.batch, s.seq + 1}, 20, 0.0f, static_cast<float>(s.vocab) - 0.5f)
+                              .to(DType::I32);
+    const Tensor ids = tokens.narrow(1, 0, s.seq).contiguous();
+    const Tensor targets = tokens.narrow(1, 1, s.seq).contiguous().reshape(Shape{s.batch * s.seq});
+    const double seconds = median_seconds(
+        [&] {
+            optimizer.zero_grad();
+            const Tensor logits = ag::reshape(model.forward(ids), Shape{s.batch * s.seq, s.vocab});
+            ag::backward(ag::cross_entropy(logits, targets));
+            optimizer.step(0);
+        },
+        kReps);
+    return {"gpt", fmt::format("d{} V{} B{} T{}", s.depth, s.vocab, s.batch, s.seq), seconds};
+}
+
 void print(const std::vector<Result>& results, bool json) {
     const int threads = ThreadPool::global().size();
     if (json) {
@@ -98,11 +128,11 @@ void print(const std::vector<Result>& results, bool json) {
 }  // namespace
 
 void add_bench_train_command(CLI::App& bench, CommandTable& commands) {
-    CLI::App* train = bench.add_subcommand("train", "Time a training step of an MLP and of a transformer block");
+    CLI::App* train = bench.add_subcommand("train", "Time a training step of an MLP, a transformer block and a GPT");
     auto json = std::make_shared<bool>(false);
     train->add_flag("--json", *json, "Print one JSON object instead of a table");
     commands.add(train, [json] {
-        print({bench_mlp(), bench_block()}, *json);
+        print({bench_mlp(), bench_block(), bench_gpt()}, *json);
         return 0;
     });
 }

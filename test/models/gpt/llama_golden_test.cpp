@@ -3,7 +3,7 @@
 // (node-llama-cpp) made of its model.gguf -- token ids, logits at every prompt position, the
 // greedy continuation. This test trains the same run again and checks its model against
 // those goldens: the same ids from forge's tokenizer, the training forward's logits within
-// 1e-4 of the largest logit with the same argmax everywhere, the same greedy tokens.
+// 1e-5 of the largest logit with the same argmax everywhere, the same greedy tokens.
 #include "core/autograd/grad_mode.h"
 #include "core/gguf/gguf_file.h"
 #include "models/gpt/evaluate.h"
@@ -69,9 +69,10 @@ TEST(GptLlamaGolden, RetrainedTinyModelMatchesLlamaCpp) {
         const std::span<const float> b = std::span(llama).subspan(t * vocab, vocab);
         float worst = 0.0f;
         for (std::int64_t i = 0; i < vocab; ++i) worst = std::max(worst, std::fabs(a[i] - b[i]));
-        // The issue's bound. Measured: 3.3e-7 of the max logit (simd build, which made the
-        // goldens); the scalar build re-trains with other rounding: see docs/TRAINING.md.
-        EXPECT_LE(worst, 1e-4f * max_logit) << "position " << t;
+        // Measured: 3.3e-7 of the max logit on the simd build (which made the goldens), 1.0e-6
+        // on the scalar build (it re-trains with other rounding); 10x the worst. The issue
+        // asks for 1e-4.
+        EXPECT_LE(worst, 1e-5f * max_logit) << "position " << t;
         EXPECT_EQ(std::max_element(a.begin(), a.end()) - a.begin(), std::max_element(b.begin(), b.end()) - b.begin())
             << "argmax at position " << t;
     }
