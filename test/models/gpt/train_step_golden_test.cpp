@@ -62,22 +62,27 @@ TEST(GptTorchGolden, TwoStepsOfMuonAndAdamW) {
         const Tensor loss = step_loss(model, tokens);
         ag::backward(loss);
         const double want_loss = std::stod(meta.at("loss." + std::to_string(step)));
-        EXPECT_NEAR(loss.item(), want_loss, 1e-5 * want_loss) << "step " << step;  // measured 1e-7 relative
+        // Measured: equal (simd), 1.0e-7 relative (scalar).
+        EXPECT_NEAR(loss.item(), want_loss, 1e-6 * want_loss) << "step " << step;
         if (step == 0) {
             for (const auto& [name, want] : grads) {
-                EXPECT_LT(relative_error(ag::grad(model.params().at(name)), want), 1e-4) << name;  // measured ~1e-6
+                // Measured: at most 5.8e-7 (simd), 4.8e-7 (scalar).
+                EXPECT_LT(relative_error(ag::grad(model.params().at(name)), want), 6e-6) << name;
             }
         }
         const float norm = optimizer.step(step);
         const double want_norm = std::stod(meta.at("grad_norm." + std::to_string(step)));
-        EXPECT_NEAR(norm, want_norm, 1e-5 * want_norm) << "step " << step;
+        EXPECT_NEAR(norm, want_norm, 2e-6 * want_norm) << "step " << step;  // measured 1.3e-7 (both backends)
     }
     const auto init = with_prefix(golden, "init.");
     for (const auto& [name, want] : after) {
-        // Compare the change the two updates made, relative to its own size.
+        // Compare the change the two updates made, relative to its own size. Measured: 6.3e-4
+        // (simd), 5.9e-4 (scalar) for Muon's matrices, 1e-4 and less for AdamW's: the quintic
+        // Newton-Schulz iteration multiplies the directions of small singular values by about
+        // 3.4 per step (3.4^5 ~ 500 over five), so the gradients' 5e-7 disagreement grows.
         const Tensor got_delta = model.params().at(name) - init.at(name);
         const Tensor want_delta = want - init.at(name);
-        EXPECT_LT(relative_error(got_delta, want_delta), 1e-3) << name;
+        EXPECT_LT(relative_error(got_delta, want_delta), 6e-3) << name;
     }
 }
 

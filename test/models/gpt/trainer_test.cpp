@@ -104,7 +104,8 @@ TEST(GptTrainer, ExportedGgufRunsInForgesLlmPathWithTheTrainingLogits) {
         const auto a = row(training), b = row(inference);
         float worst = 0.0f;
         for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i]));
-        EXPECT_LE(worst, 1e-4f * max_logit) << "position " << t;  // measured: see docs/TRAINING.md
+        // Measured: 2.4e-7 of the max logit (simd: the llm path uses other kernels), 0 (scalar).
+        EXPECT_LE(worst, 3e-6f * max_logit) << "position " << t;
         EXPECT_EQ(std::max_element(a.begin(), a.end()) - a.begin(), std::max_element(b.begin(), b.end()) - b.begin())
             << "argmax at position " << t;
     }
