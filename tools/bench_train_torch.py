@@ -7,12 +7,18 @@ forge ms, torch ms, and torch/forge (> 1 means forge is faster).
 
   /usr/bin/python3 tools/bench_train_torch.py --forge build/app/forge --threads 2
 
+PyTorch's speed depends on the BLAS Debian's python3-torch loads through the libblas.so.3
+alternative: with only the reference BLAS (libblas3) a 512x384x8192 matmul runs at under
+1 GFLOP/s and the GPT step takes minutes; install OpenBLAS first (apt-get install
+libopenblas0-pthread). The script says which one it found.
+
 The shapes must match app/bench_train.cpp (MlpShape, BlockShape, GptShape); the GPT and its
 optimizer step come from torch_gpt.py (the same model as models/gpt).
 """
 import argparse
 import json
 import math
+import os
 import subprocess
 import time
 
@@ -117,6 +123,10 @@ def gpt_step():
     return step
 
 
+def blas_in_use():
+    return os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--forge", default="build/app/forge", help="path to the forge executable")
@@ -129,7 +139,10 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     theirs = {"mlp": median_ms(mlp_step()), "transformer_block": median_ms(block_step()), "gpt": median_ms(gpt_step())}
-    print(f"threads {args.threads}, torch {torch.__version__}")
+    blas = blas_in_use()
+    print(f"threads {args.threads}, torch {torch.__version__}, BLAS {blas}")
+    if "openblas" not in blas:
+        print("warning: torch runs on the reference BLAS here; install libopenblas0-pthread for a fair comparison")
     print(f"{'model':<18} {'forge ms':>9} {'torch ms':>9} {'torch/forge':>12}")
     for name, ms in theirs.items():
         print(f"{name:<18} {forge[name]:>9.3f} {ms:>9.3f} {ms / forge[name]:>12.2f}")
