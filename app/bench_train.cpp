@@ -1,5 +1,5 @@
 // `forge bench train`: the time of one training step (forward + backward + AdamW update)
-// for an MLP and for one pre-norm transformer block. tools/bench_train_torch.py runs the
+// for an MLP and for one pre-norm transformer block, and of one `forge train gpt` step. tools/bench_train_torch.py runs the
 // same shapes in PyTorch at the same thread count and prints the ratio.
 #include "app/bench.h"
 #include "app/bench_suites.h"
@@ -9,6 +9,11 @@
 #include "core/random/random_tensor.h"
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
+#include "models/gpt/gpt_model.h"
+#include "models/gpt/gpt_optimizer.h"
+#include "nn/linear.h"
+#include "nn/parameter_set.h"
+#include "nn/transformer_block.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -29,11 +34,10 @@ struct MlpShape {
 struct BlockShape {
     std::int64_t batch = 4, seq = 128, dim = 256, heads = 4, hidden = 768;
 };
-
-Tensor weight(const Shape& shape, std::uint64_t key) {
-    const float bound = 1.0f / std::sqrt(static_cast<float>(shape[shape.rank() - 1]));
-    return ag::requires_grad(random::uniform_tensor(shape, key, -bound, bound));
-}
+// `forge train gpt --depth 6` (width 384, 3 heads of 128) with an 8192-token vocabulary.
+struct GptShape {
+    std::int64_t depth = 6, vocab = 8192, batch = 2, seq = 256;
+};
 
 // One model's training step: its name, shape and every repetition's seconds.
 struct Result {
@@ -44,59 +48,69 @@ struct Result {
 
 Result bench_mlp(int reps) {
     const MlpShape s;
-    const std::vector<Tensor> p = {weight({s.hidden, s.in}, 1), weight({s.hidden}, 2), weight({s.hidden, s.hidden}, 3),
-                                   weight({s.hidden}, 4), weight({s.classes, s.hidden}, 5), weight({s.classes}, 6)};
-    optim::Adam adam(p, optim::adamw_options(1e-3f));
+    nn::ParameterSet params(1);
+    const auto fc1 = nn::Linear::make(params, "fc1", s.in, s.hidden, nn::Init::fan_in_uniform(s.in), true);
+    const auto fc2 = nn::Linear::make(params, "fc2", s.hidden, s.hidden, nn::Init::fan_in_uniform(s.hidden), true);
+    const auto out = nn::Linear::make(params, "out", s.hidden, s.classes, nn::Init::fan_in_uniform(s.hidden), true);
+    optim::Adam adam(params.trainable(), optim::adamw_options(1e-3f));
     const Tensor x = random::normal_tensor({s.batch, s.in}, 7);
     Tensor y = Tensor::empty({s.batch}, DType::I64);
     for (std::int64_t i = 0; i < s.batch; ++i) y.data<std::int64_t>()[i] = i % s.classes;
     const auto seconds = time_reps(
         [&] {
             adam.zero_grad();
-            const Tensor h1 = ag::gelu_erf(ag::linear(x, p[0], p[1]));
-            const Tensor h2 = ag::gelu_erf(ag::linear(h1, p[2], p[3]));
-            ag::backward(ag::cross_entropy(ag::linear(h2, p[4], p[5]), y));
+            ag::backward(ag::cross_entropy(out(ag::gelu_erf(fc2(ag::gelu_erf(fc1(x))))), y));
             adam.step();
         },
         reps);
     return {"mlp", fmt::format("{}x{}-{}-{}-{}", s.batch, s.in, s.hidden, s.hidden, s.classes), seconds};
 }
 
-// [B, T, D] -> [B, H, T, hd], rotated by RoPE when asked.
-Tensor split_heads(const Tensor& x, const BlockShape& s, const Tensor& positions, bool rotate) {
-    Tensor t = ag::reshape(x, Shape{s.batch, s.seq, s.heads, s.dim / s.heads});
-    if (rotate) t = ag::rope(t, positions, {.mode = RopeMode::Neox});
-    return ag::transpose(t, 1, 2);
-}
-
 Result bench_block(int reps) {
     const BlockShape s;
     const std::int64_t d = s.dim;
-    std::vector<Tensor> p = {ag::requires_grad(Tensor::full({d}, 1.0f)), weight({d, d}, 11), weight({d, d}, 12),
-                             weight({d, d}, 13), weight({d, d}, 14), ag::requires_grad(Tensor::full({d}, 1.0f)),
-                             weight({s.hidden, d}, 15), weight({s.hidden, d}, 16), weight({d, s.hidden}, 17)};
-    optim::Adam adam(p, optim::adamw_options(1e-3f));
+    nn::TransformerBlockConfig config;
+    config.attention = {.dim = d, .n_head = s.heads, .n_kv_head = s.heads, .head_dim = d / s.heads};
+    config.mlp = {.dim = d, .hidden = s.hidden, .activation = nn::MlpActivation::SwiGLU};
+    config.norm_eps = 1e-5f;
+    nn::ParameterSet params(11);
+    const nn::Init init = nn::Init::fan_in_uniform(d);  // the MLP's down projection too: timing only
+    const auto block = nn::TransformerBlock::make(params, "blk.0.", config, {init, init});
+    optim::Adam adam(params.trainable(), optim::adamw_options(1e-3f));
     const Tensor x = random::normal_tensor({s.batch, s.seq, d}, 18);
     const Tensor target = random::normal_tensor({s.batch, s.seq, d}, 19);
-    const Tensor positions = Tensor::arange(s.seq).to(DType::I64);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(d / s.heads));
     const auto seconds = time_reps(
         [&] {
             adam.zero_grad();
-            const Tensor h = ag::rmsnorm(x, p[0], 1e-5f);
-            const Tensor q = split_heads(ag::linear(h, p[1], {}), s, positions, true);
-            const Tensor k = split_heads(ag::linear(h, p[2], {}), s, positions, true);
-            const Tensor v = split_heads(ag::linear(h, p[3], {}), s, positions, false);
-            const Tensor attn = ag::softmax(ag::matmul(q, k, false, true), scale, true);
-            const Tensor mixed = ag::reshape(ag::transpose(ag::matmul(attn, v), 1, 2), Shape{s.batch, s.seq, d});
-            const Tensor r = ag::add(x, ag::linear(mixed, p[4], {}));
-            const Tensor h2 = ag::rmsnorm(r, p[5], 1e-5f);
-            const Tensor gated = ag::mul(ag::silu(ag::linear(h2, p[6], {})), ag::linear(h2, p[7], {}));
-            ag::backward(ag::mse(ag::add(r, ag::linear(gated, p[8], {})), target));
+            ag::backward(ag::mse(block(x), target));
             adam.step();
         },
         reps);
     return {"transformer_block", fmt::format("B{} T{} D{} H{} F{}", s.batch, s.seq, s.dim, s.heads, s.hidden), seconds};
+}
+
+// One optimizer step of `forge train gpt`: forward, cross-entropy, backward, clipping, Muon + AdamW.
+Result bench_gpt(int reps) {
+    const GptShape s;
+    gpt::GptConfig config;
+    config.depth = s.depth;
+    config.vocab = s.vocab;
+    config.context = s.seq;
+    gpt::GptModel model(config, 1);
+    gpt::GptOptimizer optimizer(model, gpt::OptimizerConfig{}, s.batch * s.seq, 1000);
+    const Tensor tokens = random::uniform_tensor({s.batch, s.seq + 1}, 20, 0.0f, static_cast<float>(s.vocab) - 0.5f)
+                              .to(DType::I32);
+    const Tensor ids = tokens.narrow(1, 0, s.seq).contiguous();
+    const Tensor targets = tokens.narrow(1, 1, s.seq).contiguous().reshape(Shape{s.batch * s.seq});
+    const auto seconds = time_reps(
+        [&] {
+            optimizer.zero_grad();
+            const Tensor logits = ag::reshape(model.forward(ids), Shape{s.batch * s.seq, s.vocab});
+            ag::backward(ag::cross_entropy(logits, targets));
+            optimizer.step(0);
+        },
+        reps);
+    return {"gpt", fmt::format("d{} V{} B{} T{}", s.depth, s.vocab, s.batch, s.seq), seconds};
 }
 
 void print(const std::vector<Result>& results, bool json) {
@@ -120,7 +134,9 @@ void print(const std::vector<Result>& results, bool json) {
 
 std::vector<bench::Row> train_rows(const BenchPlan& plan) {
     std::vector<bench::Row> rows;
-    for (const Result& r : {bench_mlp(plan.reps), bench_block(plan.reps)}) {
+    std::vector<Result> results = {bench_mlp(plan.reps), bench_block(plan.reps)};
+    if (plan.full) results.push_back(bench_gpt(plan.reps));  // ~3 s a step: the full suite only
+    for (const Result& r : results) {
         rows.push_back(time_row(fmt::format("train/{} step {}", r.name, r.shape), r.seconds,
                                 {{"params", {{"threads", ThreadPool::global().size()}}}}));
     }
@@ -128,13 +144,13 @@ std::vector<bench::Row> train_rows(const BenchPlan& plan) {
 }
 
 void add_bench_train_command(CLI::App& bench, CommandTable& commands) {
-    CLI::App* train = bench.add_subcommand("train", "Time a training step of an MLP and of a transformer block");
+    CLI::App* train = bench.add_subcommand("train", "Time a training step of an MLP, a transformer block and a GPT");
     auto json = std::make_shared<bool>(false);
     auto reps = std::make_shared<int>(9);
     train->add_flag("--json", *json, "Print one JSON object instead of a table");
     train->add_option("--reps", *reps, "Measured repetitions after the warm-up (default 9)")->check(CLI::Range(1, 1000));
     commands.add(train, [json, reps] {
-        print({bench_mlp(*reps), bench_block(*reps)}, *json);
+        print({bench_mlp(*reps), bench_block(*reps), bench_gpt(*reps)}, *json);
         return 0;
     });
 }

@@ -8,16 +8,27 @@ forge ms, torch ms, and torch/forge (> 1 means forge is faster).
   /usr/bin/python3 tools/bench_train_torch.py --forge build/app/forge --threads 2
 
 tools/bench_paired.py train imports the step definitions below and runs forge and PyTorch
-alternately, writing a benchmark record. The shapes must match app/bench_train.cpp (MlpShape, BlockShape).
+alternately, writing a benchmark record.
+
+PyTorch's speed depends on the BLAS Debian's python3-torch loads through the libblas.so.3
+alternative: with only the reference BLAS (libblas3) a 512x384x8192 matmul runs at under
+1 GFLOP/s and the GPT step takes minutes; install OpenBLAS first (apt-get install
+libopenblas0-pthread). The script says which one it found.
+
+The shapes must match app/bench_train.cpp (MlpShape, BlockShape, GptShape); the GPT and its
+optimizer step come from torch_gpt.py (the same model as models/gpt).
 """
 import argparse
 import json
 import math
+import os
 import subprocess
 import time
 
 import torch
 import torch.nn.functional as F
+
+import torch_gpt
 
 REPS = 9
 
@@ -94,6 +105,31 @@ def block_step():
     return step
 
 
+GPT_SHAPE = {"depth": 6, "vocab": 8192, "batch": 2, "seq": 256}
+
+
+def gpt_step():
+    s = GPT_SHAPE
+    cfg = torch_gpt.Config(s["depth"], s["vocab"])
+    params = {}
+    for name, shape in cfg.shapes().items():
+        params[name] = (torch.randn(shape) / math.sqrt(shape[1])).requires_grad_(True)
+    opt = torch_gpt.Optimizer(cfg, params, s["batch"] * s["seq"])
+    tokens = torch.randint(0, s["vocab"], (s["batch"], s["seq"] + 1))
+
+    def step():
+        for p in params.values():
+            p.grad = None
+        logits = torch_gpt.forward(cfg, params, tokens[:, :-1])
+        F.cross_entropy(logits.reshape(-1, s["vocab"]), tokens[:, 1:].reshape(-1)).backward()
+        opt.step(0)
+    return step
+
+
+def blas_in_use():
+    return os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--forge", default="build/app/forge", help="path to the forge executable")
@@ -105,11 +141,16 @@ def main():
     forge = {r["name"]: r["ms"] for r in json.loads(out)["results"]}
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    theirs = {"mlp": median_ms(mlp_step()), "transformer_block": median_ms(block_step())}
-    print(f"threads {args.threads}, torch {torch.__version__}")
+    theirs = {"mlp": median_ms(mlp_step()), "transformer_block": median_ms(block_step()), "gpt": median_ms(gpt_step())}
+    blas = blas_in_use()
+    print(f"threads {args.threads}, torch {torch.__version__}, BLAS {blas}")
+    if "openblas" not in blas:
+        print("warning: torch runs on the reference BLAS here; install libopenblas0-pthread for a fair comparison")
     print(f"{'model':<18} {'forge ms':>9} {'torch ms':>9} {'torch/forge':>12}")
     for name, ms in theirs.items():
         print(f"{name:<18} {forge[name]:>9.3f} {ms:>9.3f} {ms / forge[name]:>12.2f}")
+    tokens = GPT_SHAPE["batch"] * GPT_SHAPE["seq"]
+    print(f"gpt tokens/s: forge {tokens / forge['gpt'] * 1e3:.0f}, torch {tokens / theirs['gpt'] * 1e3:.0f}")
 
 
 if __name__ == "__main__":

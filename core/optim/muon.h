@@ -31,6 +31,10 @@ public:
     OptimizerState state() const override;
     void load_state(const OptimizerState& state) override;
 
+    // The momentum can follow a schedule, as the learning rate does (nanochat warms it up).
+    float momentum() const { return options_.momentum; }
+    void set_momentum(float momentum) { options_.momentum = momentum; }
+
     // The AdamW that owns the parameters that are not matrices (null if there are none).
     Adam* adamw() { return adamw_.get(); }
 

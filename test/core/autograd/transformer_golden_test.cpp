@@ -1,6 +1,9 @@
-// One pre-norm transformer block (causal attention with NeoX RoPE + SwiGLU MLP) against
-// PyTorch: the loss and the gradient of every parameter (tools/make_autograd_goldens.py).
+// One pre-norm transformer block (causal attention with NeoX RoPE + SwiGLU MLP), built from
+// nn/'s modules, against PyTorch: the loss and the gradient of every parameter
+// (tools/make_autograd_goldens.py).
 #include "core/autograd/ag.h"
+#include "nn/parameter_set.h"
+#include "nn/transformer_block.h"
 
 #include "test/core/autograd/golden.h"
 
@@ -18,49 +21,37 @@ using testing::matches_golden;
 // relative, worst gradient 5.0e-7 of its tensor's largest element (scalar build).
 constexpr double kLossBound = 6.3e-7, kGradBound = 5.0e-6;
 
-constexpr std::int64_t kHeads = 2;
-
-// [B, T, D] -> [B, H, T, hd] with NeoX RoPE at positions 0..T-1 (rope takes [B, T, H, hd]).
-Tensor heads(const Tensor& x, const Tensor& positions, bool rotate) {
-    const std::int64_t b = x.size(0), t = x.size(1), d = x.size(2);
-    Tensor split = ag::reshape(x, Shape{b, t, kHeads, d / kHeads});
-    if (rotate) split = ag::rope(split, positions, {.mode = RopeMode::Neox});
-    return ag::transpose(split, 1, 2);
-}
-
-Tensor attention(const Tensor& h, std::map<std::string, Tensor>& p) {
-    const std::int64_t b = h.size(0), t = h.size(1), d = h.size(2);
-    const Tensor positions = Tensor::arange(t).to(DType::I64);
-    const Tensor q = heads(ag::linear(h, p["wq"], {}), positions, true);
-    const Tensor k = heads(ag::linear(h, p["wk"], {}), positions, true);
-    const Tensor v = heads(ag::linear(h, p["wv"], {}), positions, false);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(d / kHeads));
-    const Tensor weights = ag::softmax(ag::matmul(q, k, false, true), scale, /*causal=*/true);
-    const Tensor mixed = ag::reshape(ag::transpose(ag::matmul(weights, v), 1, 2), Shape{b, t, d});
-    return ag::linear(mixed, p["wo"], {});
-}
-
-Tensor swiglu(const Tensor& h, std::map<std::string, Tensor>& p) {
-    const Tensor gate = ag::silu(ag::linear(h, p["w_gate"], {}));
-    return ag::linear(ag::mul(gate, ag::linear(h, p["w_up"], {})), p["w_down"], {});
-}
+// The golden's parameter names -> nn's (GGUF) names.
+const std::map<std::string, std::string> kNames = {
+    {"norm1", "attn_norm.weight"}, {"wq", "attn_q.weight"},       {"wk", "attn_k.weight"},
+    {"wv", "attn_v.weight"},       {"wo", "attn_output.weight"}, {"norm2", "ffn_norm.weight"},
+    {"w_gate", "ffn_gate.weight"}, {"w_up", "ffn_up.weight"},     {"w_down", "ffn_down.weight"},
+};
 
 TEST(TorchGolden, PreNormTransformerBlock) {
     const auto golden = testing::load_golden("transformer.json");
-    std::map<std::string, Tensor> p;
-    for (const auto& [name, value] : golden["params"].items()) p[name] = requires_grad(golden_f32(value));
     const Tensor x = golden_f32(golden["inputs"]["x"]);
     const Tensor target = golden_f32(golden["inputs"]["target"]);
+    const std::int64_t dim = x.size(2), heads = 2;
+    const Tensor w_up = golden_f32(golden["params"]["w_up"]);
 
-    const Tensor h = ag::add(x, attention(ag::rmsnorm(x, p["norm1"], 1e-5f), p));
-    const Tensor out = ag::add(h, swiglu(ag::rmsnorm(h, p["norm2"], 1e-5f), p));
-    const Tensor loss = ag::mse(out, target);
+    nn::TransformerBlockConfig config;
+    config.attention = {.dim = dim, .n_head = heads, .n_kv_head = heads, .head_dim = dim / heads};
+    config.mlp = {.dim = dim, .hidden = w_up.size(0), .activation = nn::MlpActivation::SwiGLU};
+    config.norm_eps = 1e-5f;
+    nn::ParameterSet params;
+    const auto block = nn::TransformerBlock::make(params, "", config, {nn::Init::zeros(), nn::Init::zeros()});
+    checkpoint::TensorMap values;
+    for (const auto& [name, value] : golden["params"].items()) values[kNames.at(name)] = golden_f32(value);
+    params.load_state_dict(values, "transformer.json");
+
+    const Tensor loss = ag::mse(block(x), target);
     backward(loss);
 
     const double want = golden["loss"].get<double>();
     EXPECT_TRUE(loss_matches(loss.item(), want, kLossBound));
     for (const auto& [name, value] : golden["grads"].items()) {
-        EXPECT_TRUE(matches_golden(grad(p[name]), value, kGradBound)) << name;
+        EXPECT_TRUE(matches_golden(grad(params.at(kNames.at(name))), value, kGradBound)) << name;
     }
 }
 

@@ -1,0 +1,235 @@
+#include "models/gpt/trainer.h"
+
+#include "core/autograd/ag.h"
+#include "core/checkpoint/atomic_file.h"
+#include "core/error.h"
+#include "core/gguf/gguf_file.h"
+#include "models/gpt/corpus.h"
+#include "models/gpt/evaluate.h"
+#include "models/gpt/export_gguf.h"
+#include "models/gpt/gpt_model.h"
+#include "models/gpt/run_checkpoint.h"
+#include "models/llm/tokenizer/tokenizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+namespace forge::gpt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kActivationBudgetBytes = 2.0 * (1 << 30);
+
+// Rough bytes of saved activations per row of T tokens (attention scores, the block's
+// intermediates, the logits and their gradient), to pick a micro-batch that fits.
+double activation_bytes_per_row(const GptConfig& c) {
+    const double t = static_cast<double>(c.context), d = static_cast<double>(c.width());
+    const double per_layer = t * (16.0 * d + 4.0 * static_cast<double>(c.ff_hidden())) +
+                             3.0 * t * t * static_cast<double>(c.n_head());
+    return 4.0 * (static_cast<double>(c.depth) * per_layer + 3.0 * t * static_cast<double>(c.vocab));
+}
+
+std::int64_t choose_micro_batch(const TrainConfig& config, const GptConfig& model) {
+    if (config.micro_batch > 0) {
+        check(config.batch % config.micro_batch == 0, "--micro-batch {} does not divide --batch {}",
+              config.micro_batch, config.batch);
+        return config.micro_batch;
+    }
+    std::int64_t micro = config.batch;
+    while (micro % 2 == 0 && static_cast<double>(micro) * activation_bytes_per_row(model) > kActivationBudgetBytes) {
+        micro /= 2;
+    }
+    return micro;
+}
+
+std::int64_t total_steps(const TrainConfig& config, std::int64_t parameters) {
+    const std::int64_t step_tokens = config.batch * config.seq_len;
+    if (config.steps > 0) return config.steps;
+    const std::int64_t tokens = config.tokens > 0 ? config.tokens : 20 * parameters;
+    return std::max<std::int64_t>(1, (tokens + step_tokens - 1) / step_tokens);
+}
+
+// What a resumed run must share with the run that wrote the checkpoint.
+nlohmann::json run_settings(const TrainConfig& c, const GptConfig& model, std::int64_t steps) {
+    return {{"depth", c.depth},       {"head_dim", model.head_size()}, {"seq_len", c.seq_len},
+            {"batch", c.batch},       {"steps", steps},                {"seed", c.seed},
+            {"vocab", model.vocab},   {"matrix_lr", c.optimizer.matrix_lr},
+            {"embedding_lr", c.optimizer.embedding_lr}, {"unembedding_lr", c.optimizer.unembedding_lr}};
+}
+
+void check_same_settings(const nlohmann::json& saved, const nlohmann::json& now, const std::filesystem::path& path) {
+    for (const auto& [key, value] : now.items()) {
+        check(saved.contains(key) && saved[key] == value,
+              "--resume: {} was written with {} = {}, this command asks for {} (use the same flags or a new --out)",
+              path.string(), key, saved.contains(key) ? saved[key].dump() : "nothing", value.dump());
+    }
+}
+
+// log.jsonl without the lines of steps after `step` (written by a run killed after its checkpoint).
+void truncate_log(const std::filesystem::path& path, std::int64_t step) {
+    std::ifstream in(path);
+    std::string kept, line;
+    while (std::getline(in, line)) {
+        // A line cut short by a kill does not parse and is dropped with the later steps.
+        const auto entry = nlohmann::json::parse(line, nullptr, false);
+        if (entry.is_object() && entry.value("step", std::int64_t{0}) <= step) kept += line + "\n";
+    }
+    checkpoint::write_file_atomically(path, kept);
+}
+
+class Trainer {
+public:
+    Trainer(const TrainConfig& config, const ReportFn& report)
+        : config_(config),
+          report_(report),
+          tokenizer_file_(gguf::GgufFile::open(config.tokenizer.string())),
+          tokenizer_(llm::Tokenizer::from_gguf(tokenizer_file_)),
+          model_config_(make_model_config()),
+          model_(model_config_, config.seed),
+          steps_(total_steps(config, model_.params().numel())),
+          optimizer_(model_, config.optimizer, config.batch * config.seq_len, steps_),
+          corpus_(load_corpus(config.data, tokenizer_, config.seq_len)),
+          sampler_(corpus_.train, config.seq_len, config.seed),
+          micro_batch_(choose_micro_batch(config, model_config_)) {
+        check(config.batch >= 1, "--batch {}: must be at least 1", config.batch);
+        check(config.eval_every >= 1 && config.checkpoint_every >= 1, "--eval-every and --checkpoint-every must be >= 1");
+    }
+
+    TrainResult run() {
+        std::filesystem::create_directories(config_.out_dir);
+        const nlohmann::json settings = run_settings(config_, model_config_, steps_);
+        std::int64_t step = 0;
+        if (config_.resume) {
+            check_same_settings(read_checkpoint_settings(checkpoint_path()), settings, checkpoint_path());
+            step = load_run_checkpoint(checkpoint_path(), model_, optimizer_);
+            truncate_log(log_path(), step);
+        } else {
+            checkpoint::write_file_atomically(log_path(), std::string_view{});
+        }
+        std::ofstream log(log_path(), std::ios::app);
+        TrainResult result;
+        result.parameters = model_.params().numel();
+        const auto start = Clock::now();
+        double train_seconds = 0.0;
+        while (step < steps_) {
+            const auto step_start = Clock::now();
+            const double loss = train_step(step);
+            ++step;
+            const double seconds = std::chrono::duration<double>(Clock::now() - step_start).count();
+            train_seconds += seconds;
+            result.tokens += config_.batch * config_.seq_len;
+            StepReport r;
+            r.step = step;
+            r.total_steps = steps_;
+            r.loss = loss;
+            r.lr_multiplier = lr_multiplier(config_.optimizer, step - 1, steps_);
+            r.grad_norm = last_grad_norm_;
+            r.tokens_per_s = static_cast<double>(config_.batch * config_.seq_len) / seconds;
+            r.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+            if (step % config_.eval_every == 0 || step == steps_) evaluate(r);
+            write_log_line(log, r);
+            if (step % config_.checkpoint_every == 0 || step == steps_) {
+                save_run_checkpoint(checkpoint_path(), model_, optimizer_, step, settings);
+            }
+            if (report_) report_(r);
+            result.loss = loss;
+            if (r.val_bpb) result.val_bpb = *r.val_bpb;
+        }
+        if (result.tokens == 0) {  // resumed a finished run: measure it again for the summary
+            StepReport r;
+            evaluate(r);
+            result.val_bpb = *r.val_bpb;
+        }
+        result.steps = step;
+        result.seconds = train_seconds;
+        result.tokens_per_s = train_seconds > 0.0 ? static_cast<double>(result.tokens) / train_seconds : 0.0;
+        result.model = config_.out_dir / "model.gguf";
+        export_gguf(model_, tokenizer_file_, fmt::format("forge-gpt-d{}", config_.depth), result.model);
+        return result;
+    }
+
+private:
+    GptConfig make_model_config() const {
+        GptConfig c;
+        c.depth = config_.depth;
+        c.vocab = tokenizer_.n_vocab();
+        c.context = config_.seq_len;
+        c.head_dim = config_.head_dim;
+        c.validate();
+        return c;
+    }
+
+    std::filesystem::path checkpoint_path() const { return config_.out_dir / "checkpoint.safetensors"; }
+    std::filesystem::path log_path() const { return config_.out_dir / "log.jsonl"; }
+
+    // One optimizer step over `batch` rows; returns the mean loss over the step's tokens.
+    double train_step(std::int64_t step) {
+        optimizer_.zero_grad();
+        const std::int64_t micro_steps = config_.batch / micro_batch_;
+        double loss_sum = 0.0;
+        for (std::int64_t m = 0; m < micro_steps; ++m) {
+            Tensor inputs, targets;
+            sampler_.rows(step * config_.batch + m * micro_batch_, micro_batch_, inputs, targets);
+            const Tensor logits = model_.forward(inputs);
+            const Tensor loss = ag::cross_entropy(
+                ag::reshape(logits, Shape{micro_batch_ * config_.seq_len, model_config_.vocab}),
+                targets.reshape(Shape{micro_batch_ * config_.seq_len}));
+            // Each micro-batch has the same number of targets, so the mean of the means is the step's mean.
+            ag::backward(micro_steps == 1 ? loss : ag::mul(loss, 1.0f / static_cast<float>(micro_steps)));
+            loss_sum += loss.item();
+        }
+        last_grad_norm_ = optimizer_.step(step);
+        return loss_sum / static_cast<double>(micro_steps);
+    }
+
+    void evaluate(StepReport& r) {
+        r.val_bpb = bits_per_byte(model_, corpus_.val, corpus_.token_bytes, config_.seq_len, micro_batch_,
+                                  config_.eval_tokens);
+        std::vector<std::int32_t> prompt = {tokenizer_.bos_id()};
+        const auto text = tokenizer_.encode(config_.sample_prompt, false, false);
+        prompt.insert(prompt.end(), text.begin(), text.end());
+        const auto next = greedy_continuation(model_, prompt, config_.sample_tokens);
+        r.sample = config_.sample_prompt + tokenizer_.decode(next);
+    }
+
+    void write_log_line(std::ofstream& log, const StepReport& r) {
+        nlohmann::json line = {{"step", r.step},
+                               {"loss", r.loss},
+                               {"lr", r.lr_multiplier * optimizer_.matrix_lr()},
+                               {"lr_multiplier", r.lr_multiplier},
+                               {"grad_norm", r.grad_norm},
+                               {"tokens_per_s", r.tokens_per_s},
+                               {"elapsed_s", r.elapsed_s}};
+        if (r.val_bpb) line["val_bpb"] = *r.val_bpb;
+        if (r.sample) line["sample"] = *r.sample;
+        log << line.dump() << "\n";
+        log.flush();
+    }
+
+    TrainConfig config_;
+    ReportFn report_;
+    gguf::GgufFile tokenizer_file_;
+    llm::Tokenizer tokenizer_;
+    GptConfig model_config_;
+    GptModel model_;
+    std::int64_t steps_;
+    GptOptimizer optimizer_;
+    Corpus corpus_;
+    RowSampler sampler_;
+    std::int64_t micro_batch_;
+    double last_grad_norm_ = 0.0;
+};
+
+}  // namespace
+
+TrainResult train_gpt(const TrainConfig& config, const ReportFn& report) {
+    check(!config.data.empty(), "--data: give at least one text file");
+    check(!config.tokenizer.empty(), "--tokenizer: give a GGUF with tokenizer.ggml.* keys");
+    return Trainer(config, report).run();
+}
+
+}  // namespace forge::gpt

@@ -1,0 +1,102 @@
+// `forge train gpt` killed with SIGKILL at random moments, again and again, then resumed
+// to the end: the last checkpoint is always usable and the run's losses and exported model
+// equal an uninterrupted run's, bit for bit.
+#include "test/app/forge_binary.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace forge::test {
+namespace {
+
+const std::string kData = std::string(FORGE_TEST_DATA_DIR) + "/gpt/corpus.txt";
+const std::string kTokenizer = std::string(FORGE_TEST_DATA_DIR) + "/llm/qwen3-f32.gguf";
+
+std::vector<std::string> train_args(const std::filesystem::path& out, bool resume) {
+    std::vector<std::string> args = {FORGE_EXE, "train", "gpt", "--data", kData, "--tokenizer", kTokenizer,
+                                     "--out", out.string(), "--depth", "1", "--seq-len", "32", "--batch", "4",
+                                     "--steps", "40", "--seed", "3", "--eval-every", "10", "--checkpoint-every",
+                                     "2", "--eval-tokens", "128", "--matrix-lr", "2", "--embedding-lr", "20",
+                                     "--unembedding-lr", "0.4"};
+    if (resume) args.push_back("--resume");
+    return args;
+}
+
+pid_t spawn(const std::vector<std::string>& args) {
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid = -1;
+    EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
+}
+
+// Runs to the end; returns the exit status.
+int run_to_end(const std::vector<std::string>& args) {
+    int status = 0;
+    waitpid(spawn(args), &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<double> losses(const std::filesystem::path& dir) {
+    std::vector<double> out;
+    std::ifstream in(dir / "log.jsonl");
+    for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line).at("loss").get<double>());
+    return out;
+}
+
+TEST(TrainGptKill, RepeatedKillNineThenResumeEqualsAnUninterruptedRun) {
+    const auto base = std::filesystem::path(::testing::TempDir()) / ("forge_gpt_kill_" + std::to_string(::getpid()));
+    const auto whole = base / "whole", killed = base / "killed";
+    std::filesystem::remove_all(base);
+    ASSERT_EQ(run_to_end(train_args(whole, false)), 0);
+
+    std::mt19937 rng(12345);
+    std::uniform_int_distribution<int> delay_ms(20, 400);
+    int kills = 0;
+    for (int attempt = 0; attempt < 6; ++attempt) {
+        const bool resume = std::filesystem::exists(killed / "checkpoint.safetensors");
+        const pid_t pid = spawn(train_args(killed, resume));
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+        ::kill(pid, SIGKILL);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (WIFSIGNALED(status)) ++kills;
+        if (WIFEXITED(status)) {  // finished before the kill: that run is complete
+            ASSERT_EQ(WEXITSTATUS(status), 0);
+            break;
+        }
+    }
+    EXPECT_GT(kills, 0);
+    std::printf("killed %d times, then resumed\n", kills);
+    const bool resume = std::filesystem::exists(killed / "checkpoint.safetensors");
+    ASSERT_EQ(run_to_end(train_args(killed, resume)), 0);
+
+    EXPECT_EQ(losses(killed), losses(whole));
+    EXPECT_EQ(read_file((killed / "model.gguf").string()), read_file((whole / "model.gguf").string()));
+    std::filesystem::remove_all(base);
+}
+
+}  // namespace
+}  // namespace forge::test
