@@ -307,14 +307,15 @@ void multiply_vector(const MatmulBlock<T>& block, std::span<float> scratch) {
     }
 }
 
+// Rows independent of m (matmul_rows): never the matrix-vector path.
 template <typename T>
-void multiply(const MatmulBlock<T>& block, std::span<float> scratch) {
+void multiply(const MatmulBlock<T>& block, std::span<float> scratch, bool rows_independent) {
     if (block.m == 0 || block.n == 0) return;
     if (block.k == 0) {
         for (std::int64_t i = 0; i < block.m; ++i) std::fill_n(block.c.data + i * block.c.row_stride, block.n, 0.0f);
         return;
     }
-    if (block.m == 1) {
+    if (block.m == 1 && !rows_independent) {
         multiply_vector(block, scratch);
     } else {
         multiply_packed(block, scratch);
@@ -328,7 +329,9 @@ std::size_t matmul_scratch_floats(std::int64_t m, std::int64_t n, std::int64_t k
     return static_cast<std::size_t>(std::max(packed, k));
 }
 
-void matmul(const MatmulF32& block, std::span<float> scratch) noexcept { multiply(block, scratch); }
-void matmul(const MatmulF16& block, std::span<float> scratch) noexcept { multiply(block, scratch); }
+void matmul(const MatmulF32& block, std::span<float> scratch) noexcept { multiply(block, scratch, false); }
+void matmul(const MatmulF16& block, std::span<float> scratch) noexcept { multiply(block, scratch, false); }
+void matmul_rows(const MatmulF32& block, std::span<float> scratch) noexcept { multiply(block, scratch, true); }
+void matmul_rows(const MatmulF16& block, std::span<float> scratch) noexcept { multiply(block, scratch, true); }
 
 }  // namespace forge::kernels::simd

@@ -46,7 +46,7 @@ public:
         Linear layer{matrix(prefix + ".weight", n_out, n_in), Tensor{}, nullptr};
         // Nothing reads the original again (a tied head's embedding rows come from the copy),
         // so its pages are given back: peak memory stays about one copy of the weights.
-        layer.interleaved = InterleavedWeights::from(layer.weight, file_.mapped());
+        layer.interleaved = infer::InterleavedWeights::from(layer.weight, file_.mapped());
         if (with_bias) layer.bias = vector(prefix + ".bias", n_out);
         return layer;
     }

@@ -84,7 +84,7 @@ TEST(ChatRepl, KvTypeF32AndF16BothRun) {
     EXPECT_FALSE(one_shot_answer("Hello", " --kv-type f32").empty());
     const ForgeRun bad = forge("chat " + quoted(kModel) + " --kv-type q8 -p hi");
     EXPECT_EQ(bad.status, 1);
-    EXPECT_THAT(bad.err, HasSubstr("forge: error: --kv-type must be f16 or f32, not 'q8'"));
+    EXPECT_THAT(bad.err, HasSubstr("forge: error: --kv-type must be f16, f32 or q8_0, not 'q8'"));
 }
 
 // A copy of the model with metadata key `key` set to `value` and tensor `drop` left out.

@@ -1,7 +1,9 @@
 // The quantization front-end: tensor-level quantize/dequantize agree with the kernels and
-// with themselves across thread counts, quant_matmul matches double-precision math on the
-// decoded operands, and the decode path (one row of x) allocates nothing once warm.
-#include "core/ops/quant_matmul.h"
+// with themselves across thread counts, the inference front-end's linear layer (block-format
+// weights, interleaved where the build has the kernel, as a model loads them) matches
+// double-precision math on the decoded operands, and the decode path (one row of x)
+// allocates nothing once warm.
+#include "core/infer/linear.h"
 #include "core/quant/mixture.h"
 #include "core/quant/quantize.h"
 #include "core/thread_pool.h"
@@ -111,6 +113,22 @@ Tensor reference_matmul(const Tensor& x, const Tensor& w) {
     return y;
 }
 
+// y = x · wᵀ through infer::linear, the weights prepared as a model's loader prepares them.
+struct QuantLinear {
+    infer::Linear layer;
+    infer::ActivationScratch scratch;
+    QuantLinear(const Tensor& w, std::int64_t max_rows)
+        : layer{w, Tensor{}, infer::InterleavedWeights::from(w, false)}, scratch(max_rows, w.size(1)) {}
+    void into(const Tensor& x, Tensor& y) { infer::linear(layer, x.span<float>(), x.size(0), y.span<float>(), scratch); }
+    Tensor operator()(const Tensor& x) {
+        Tensor y = Tensor::empty({x.size(0), layer.n_out()});
+        into(x, y);
+        return y;
+    }
+};
+
+Tensor quant_matmul(const Tensor& x, const Tensor& w) { return QuantLinear(w, x.size(0))(x); }
+
 TEST(QuantMatmul, MatchesDoublePrecisionOnDecodedOperands) {
     const DType formats[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K,
                              DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::TQ2_0};
@@ -161,11 +179,12 @@ TEST(QuantMatmul, DecodePathDoesNotAllocate) {
     for (const DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
         const Tensor w = quant::quantize(random_tensor({512, 2048}, 7, 0.05f), t);
         const Tensor x = random_tensor({1, 2048}, 8);
-        const Tensor y = Tensor::empty({1, 512});
-        quant_matmul_into(x, w, y);  // warm up: the activation scratch grows once
+        Tensor y = Tensor::empty({1, 512});
+        QuantLinear linear(w, 1);
+        linear.into(x, y);  // warm up: per-thread scratch grows once
         g_allocations = 0;
         g_counting = true;
-        for (int i = 0; i < 5; ++i) quant_matmul_into(x, w, y);
+        for (int i = 0; i < 5; ++i) linear.into(x, y);
         g_counting = false;
         EXPECT_EQ(g_allocations.load(), 0) << dtype_name(t);
     }
@@ -173,8 +192,11 @@ TEST(QuantMatmul, DecodePathDoesNotAllocate) {
 
 TEST(QuantMatmul, RejectsMismatchedShapes) {
     const Tensor w = quant::quantize(random_tensor({4, 64}, 9), DType::Q8_0);
-    EXPECT_THROW(quant_matmul(random_tensor({1, 32}, 1), w), Error);
-    EXPECT_THROW(quant_matmul(random_tensor({1, 64}, 1), random_tensor({4, 64}, 1)), Error);  // f32 weights
+    Tensor y = Tensor::empty({1, 4});
+    QuantLinear linear(w, 1);
+    EXPECT_THROW(linear.into(random_tensor({1, 32}, 1), y), Error);  // x too short for k = 64
+    Tensor short_y = Tensor::empty({1, 3});
+    EXPECT_THROW(linear.into(random_tensor({1, 64}, 1), short_y), Error);
 }
 
 }  // namespace
