@@ -100,22 +100,25 @@ private:
         return format_.chat(history_, options);
     }
 
-    // The conversation's tokens. When it no longer fits the context (leaving room for an answer
-    // of one token at least), the oldest turns are dropped with a warning, as llama.cpp shifts
-    // its context; a single message that does not fit is an error.
+    // The conversation's tokens. When it leaves too little room for an answer (-n tokens, at
+    // most a quarter of the context), the oldest turns (a user message and its answer) are
+    // dropped with a warning, as llama.cpp shifts its context; a single message that does not
+    // fit is an error.
     std::vector<std::int32_t> prompt() {
         std::vector<std::int32_t> tokens = render();
         const std::int64_t n_ctx = generator_.session().n_ctx();
+        const std::int64_t room = std::clamp<std::int64_t>(o_.n_predict, 1, std::max<std::int64_t>(1, n_ctx / 4));
         const std::size_t first_turn = o_.system.empty() ? 0 : 1;
         std::size_t dropped = 0;
-        while (static_cast<std::int64_t>(tokens.size()) >= n_ctx && !o_.raw && history_.size() > first_turn + 1) {
-            history_.erase(history_.begin() + static_cast<std::ptrdiff_t>(first_turn));
-            ++dropped;
+        while (static_cast<std::int64_t>(tokens.size()) + room > n_ctx && !o_.raw && history_.size() > first_turn + 1) {
+            const auto oldest = history_.begin() + static_cast<std::ptrdiff_t>(first_turn);
+            const bool with_answer = history_.size() > first_turn + 2 && (oldest + 1)->role == "assistant";
+            history_.erase(oldest, oldest + (with_answer ? 2 : 1));
+            dropped += with_answer ? 2 : 1;
             tokens = render();
         }
         if (dropped > 0) {
-            spdlog::warn("the conversation no longer fits --ctx {}: dropped the {} oldest message{}", n_ctx, dropped,
-                         dropped == 1 ? "" : "s");
+            spdlog::warn("the conversation no longer fits --ctx {}: dropped the {} oldest messages", n_ctx, dropped);
         }
         return tokens;
     }

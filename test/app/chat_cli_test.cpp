@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -78,6 +79,17 @@ TEST(ChatRepl, EndOfInputEndsTheSession) {
     EXPECT_EQ(run.status, 0) << run.err;
     EXPECT_EQ(run.out, first + "\n");
     EXPECT_THAT(run.err, HasSubstr("generation:"));  // the closing speed report
+}
+
+// A full context drops the oldest turns with a warning (as llama.cpp shifts its context) and
+// the session goes on.
+TEST(ChatRepl, AFullContextDropsTheOldestTurns) {
+    const std::string input = "Hello there my friend\nHow are you doing today\nWhat now then\n/exit\n";
+    const ForgeRun run = forge("chat " + quoted(kModel) + " --temp 0 -n 6 --ctx 48", input);
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_THAT(run.err, HasSubstr("no longer fits --ctx 48: dropped the 2 oldest messages"));
+    const std::string lines = run.out;
+    EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 3);  // three answers
 }
 
 TEST(ChatRepl, KvTypeF32AndF16BothRun) {
