@@ -51,14 +51,17 @@ Forward::Forward(const Model& model, std::int64_t max_rows, const infer::KvCache
     rope_sin_ = batch(h_.rope.n_rot / 2);
     embed_row_.resize(dtype_bytes(model.weights().token_embd.dtype(), sz(h_.n_embd)));
     slot_ends_.resize(sz(cache.n_slots()));
+    cache_ctx_ = cache.n_ctx();
+    cache_type_ = cache.type();
 }
 
 void Forward::check_rows(std::span<const BatchRow> rows, const infer::KvCache& cache, std::size_t logit_values) const {
     check(!rows.empty(), "forward: no rows");
     check(static_cast<std::int64_t>(rows.size()) <= max_rows_, "forward: {} rows, more than the {} it was made for",
           rows.size(), max_rows_);
-    check(sz(cache.n_slots()) <= slot_ends_.size(), "forward: a cache of {} slots, more than the {} it was made for",
-          cache.n_slots(), slot_ends_.size());
+    check(sz(cache.n_slots()) <= slot_ends_.size() && cache.n_ctx() <= cache_ctx_ && cache.type() == cache_type_,
+          "forward: made for caches of up to {} slots of {} positions of one type, not {} slots of {}",
+          slot_ends_.size(), cache_ctx_, cache.n_slots(), cache.n_ctx());
     std::size_t wanted = 0;
     for (const BatchRow& r : rows) wanted += r.wants_logits ? 1 : 0;
     check(logit_values == wanted * sz(h_.n_vocab), "forward: {} logits do not hold {} rows of {}", logit_values, wanted,

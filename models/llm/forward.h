@@ -67,6 +67,8 @@ private:
     std::vector<float> rope_cos_, rope_sin_;     // [max_rows, n_rot / 2], their angles
     std::vector<std::byte> embed_row_;           // one token_embd row, read from the interleaved head
     std::vector<std::int64_t> slot_ends_;        // per slot: where this batch's next row must be
+    std::int64_t cache_ctx_;                     // the attention scratch holds this many positions
+    infer::KvType cache_type_;                   // ... of this storage (q8_0 widens into it)
 };
 
 }  // namespace forge::llm

@@ -168,6 +168,9 @@ TEST(ForwardChecks, RejectsGapsAndOverflowBeforeTouchingTheCache) {
     for (int i = 0; i < 9; ++i) too_long.push_back({1, i, 0, false});
     EXPECT_THROW(forward.run(too_long, cache, {}), Error);
     EXPECT_EQ(cache.length(0), 0);
+    infer::KvCache longer = make_kv_cache(model, 2, 16, KvType::F16);  // its scratch holds 8 positions
+    const BatchRow first[] = {{1, 0, 0, false}};
+    EXPECT_THROW(forward.run(first, longer, {}), Error);
 }
 
 // --- the scheduler ---------------------------------------------------------------------------
