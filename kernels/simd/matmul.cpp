@@ -138,12 +138,15 @@ void pack_b(MatrixView<T> b, std::int64_t depth, std::int64_t cols, float* packe
 
 // --- the micro-kernel -------------------------------------------------------------------------
 
-// tile (kTileRows x kTileCols, rows `ldc` apart) = (accumulate ? tile : 0) + A sliver · B sliver.
+// tile (Rows x kTileCols, rows `ldc` apart) = (accumulate ? tile : 0) + A sliver · B sliver,
+// for the first Rows rows of a packed A sliver (kTileRows apart). Each element is the same
+// arithmetic whatever Rows is: one FMA chain over p from zero, then the add.
+template <std::int64_t Rows>
 void micro_kernel(std::int64_t depth, const float* a, const float* b, float* tile, std::int64_t ldc,
                   bool accumulate) {
-    FloatBatch acc[kTileRows][kTileVectors];
+    FloatBatch acc[Rows][kTileVectors];
 #pragma GCC unroll 32
-    for (std::int64_t r = 0; r < kTileRows; ++r) {
+    for (std::int64_t r = 0; r < Rows; ++r) {
 #pragma GCC unroll 4
         for (std::int64_t v = 0; v < kTileVectors; ++v) acc[r][v] = FloatBatch(0.0f);
     }
@@ -154,14 +157,14 @@ void micro_kernel(std::int64_t depth, const float* a, const float* b, float* til
             row[v] = FloatBatch::load_unaligned(b + p * kTileCols + v * kFloatLanes);
         }
 #pragma GCC unroll 32
-        for (std::int64_t r = 0; r < kTileRows; ++r) {
+        for (std::int64_t r = 0; r < Rows; ++r) {
             const FloatBatch broadcast(a[p * kTileRows + r]);
 #pragma GCC unroll 4
             for (std::int64_t v = 0; v < kTileVectors; ++v) acc[r][v] = xsimd::fma(broadcast, row[v], acc[r][v]);
         }
     }
 #pragma GCC unroll 32
-    for (std::int64_t r = 0; r < kTileRows; ++r) {
+    for (std::int64_t r = 0; r < Rows; ++r) {
 #pragma GCC unroll 4
         for (std::int64_t v = 0; v < kTileVectors; ++v) {
             float* out = tile + r * ldc + v * kFloatLanes;
@@ -176,11 +179,15 @@ void micro_kernel(std::int64_t depth, const float* a, const float* b, float* til
 void run_tile(std::int64_t depth, const float* a, const float* b, float* c, std::int64_t ldc, std::int64_t rows,
               std::int64_t cols, bool accumulate) {
     if (rows == kTileRows && cols == kTileCols) {
-        micro_kernel(depth, a, b, c, ldc, accumulate);
+        micro_kernel<kTileRows>(depth, a, b, c, ldc, accumulate);
+        return;
+    }
+    if (rows == 1 && cols == kTileCols) {  // one row (matmul_rows decoding): no work for empty rows
+        micro_kernel<1>(depth, a, b, c, ldc, accumulate);
         return;
     }
     alignas(64) float tile[kTileRows * kTileCols];
-    micro_kernel(depth, a, b, tile, kTileCols, false);
+    micro_kernel<kTileRows>(depth, a, b, tile, kTileCols, false);
     for (std::int64_t r = 0; r < rows; ++r) {
         for (std::int64_t j = 0; j < cols; ++j) {
             float& out = c[r * ldc + j];
