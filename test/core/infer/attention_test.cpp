@@ -39,7 +39,7 @@ KvCache filled_cache(KvType type) {
     return cache;
 }
 
-std::vector<float> attend(const KvCache& cache, std::span<const BatchRow> rows, const std::vector<float>& q) {
+std::vector<float> attend(const KvCache& cache, std::span<const BatchRow> rows, std::vector<float> q) {
     AttentionScratch scratch(cache, kHeads, ThreadPool::global().size());
     std::vector<float> out(rows.size() * kWidth);
     attention(cache, 0, rows, kHeads, q, out, scratch);
