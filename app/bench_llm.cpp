@@ -1,13 +1,21 @@
-// `forge bench llm MODEL.gguf [--prompt 128] [--gen 32] [--threads N] [--reps 3] [--json]`:
-// language-model speed the way llama-bench measures it. Prefill is one forward pass over
-// --prompt random tokens (logits for the last); decode is --gen single-token steps from an
+// `forge bench llm MODEL.gguf [--prompt 128] [--gen 32] [--parallel 1] [--threads N] [--reps 3]
+// [--json]`: language-model speed the way llama-bench measures it. Prefill is one forward pass
+// over --prompt random tokens (logits for the last); decode is --gen single-token steps from an
 // empty context, each picking the argmax. A warm-up run of each comes first; the reported
 // numbers are medians over --reps runs. Peak RSS covers the mapped weights actually touched.
+//
+// --parallel N runs N sequences at once through the engine the scheduler drives (one forward
+// pass per step over N slots, models/llm/forward.h), as llama-batched-bench does: prefill is
+// one pass over all N prompts, decode is --gen steps of one row per sequence. It reports the
+// per-stream rates (prefill_tok_s, decode_tok_s: one sequence's tokens per second) and the
+// aggregates (all sequences' tokens per second).
 #include "app/bench.h"
 #include "app/bench_suites.h"
 #include "app/timing.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "core/infer/batch.h"
+#include "models/llm/forward.h"
 #include "models/llm/model.h"
 #include "models/llm/session.h"
 
@@ -30,6 +38,7 @@ struct BenchLlmOptions {
     std::string model;
     std::int64_t prompt = 128;
     std::int64_t gen = 32;
+    std::int64_t parallel = 1;
     int threads = 0;
     int reps = 3;
     bool json = false;
@@ -65,18 +74,60 @@ struct LlmTimes {
     double kv_cache_mib = 0;
 };
 
+// N slots through the engine: each repetition's prefill (all prompts in one pass) and decode of
+// `gen` steps (one row per stream each step).
+void time_parallel(const llm::Model& model, const BenchLlmOptions& o, LlmTimes& t) {
+    const std::int64_t n = o.parallel;
+    infer::KvCache cache = llm::make_kv_cache(model, n, o.prompt + o.gen, infer::KvType::F16);
+    llm::Forward forward(model, n * o.prompt, cache);
+    infer::Batch batch(n * o.prompt);
+    const auto n_vocab = static_cast<std::size_t>(model.hparams().n_vocab);
+    std::vector<float> logits(static_cast<std::size_t>(n) * n_vocab);
+    const std::vector<std::int32_t> prompt = random_tokens(o.prompt, model.hparams().n_vocab);
+    const auto clear = [&] {
+        for (std::int64_t s = 0; s < n; ++s) cache.truncate(s, 0);
+    };
+    t.prefill_s = time_reps([&] {
+        clear();
+        batch.clear();
+        for (std::int64_t s = 0; s < n; ++s) {
+            for (std::int64_t i = 0; i < o.prompt; ++i) batch.add({prompt[static_cast<std::size_t>(i)], i, s, i + 1 == o.prompt});
+        }
+        forward.run(batch.rows(), cache, logits);
+    }, o.reps);
+    // Decode from empty slots, each stream its own first token, every step one row per stream.
+    t.decode_s = time_reps([&] {
+        clear();
+        std::vector<std::int32_t> tokens(static_cast<std::size_t>(n));
+        for (std::int64_t s = 0; s < n; ++s) tokens[static_cast<std::size_t>(s)] = static_cast<std::int32_t>(s);
+        for (std::int64_t step = 0; step < o.gen; ++step) {
+            batch.clear();
+            for (std::int64_t s = 0; s < n; ++s) batch.add({tokens[static_cast<std::size_t>(s)], step, s, true});
+            forward.run(batch.rows(), cache, logits);
+            for (std::int64_t s = 0; s < n; ++s) {
+                const auto row = std::span(logits).subspan(static_cast<std::size_t>(s) * n_vocab, n_vocab);
+                tokens[static_cast<std::size_t>(s)] = static_cast<std::int32_t>(std::max_element(row.begin(), row.end()) - row.begin());
+            }
+        }
+    }, o.reps);
+    t.kv_cache_mib = static_cast<double>(cache.bytes()) / (1 << 20);
+}
+
 LlmTimes time_llm(const BenchLlmOptions& o) {
     const auto load_start = std::chrono::steady_clock::now();
     const llm::Model model = llm::Model::load(o.model);
-    const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-
+    LlmTimes t;
+    t.arch = model.hparams().arch_name;
+    t.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+    if (o.parallel > 1) {
+        time_parallel(model, o, t);
+        return t;
+    }
     llm::SessionOptions options;
     options.n_ctx = std::max(o.prompt, o.gen);
     options.n_batch = o.prompt;  // the whole prompt in one pass, as llama-bench's ppN
     llm::Session session(model, options);
     const std::vector<std::int32_t> prompt = random_tokens(o.prompt, model.hparams().n_vocab);
-
-    LlmTimes t{model.hparams().arch_name, load_s, {}, {}, 0};
     t.prefill_s = time_reps([&] { session.reset(); session.eval(prompt); }, o.reps);
     t.decode_s = time_reps([&] { session.reset(); decode(session, o.gen); }, o.reps);
     t.kv_cache_mib = static_cast<double>(session.cache().bytes()) / (1 << 20);
@@ -85,12 +136,15 @@ LlmTimes time_llm(const BenchLlmOptions& o) {
 
 int run_bench_llm(const BenchLlmOptions& o) {
     check(o.prompt > 0 && o.gen > 0 && o.reps > 0, "--prompt, --gen and --reps must be positive");
+    check(o.parallel >= 1 && o.parallel <= 256, "--parallel must be 1 .. 256, not {}", o.parallel);
+    check(o.threads >= 0 && o.threads <= 1024, "--threads must be 0 (the global setting) .. 1024, not {}", o.threads);
     if (o.threads > 0) ThreadPool::set_global_threads(o.threads);
     const LlmTimes t = time_llm(o);
     const double load_s = t.load_s;
     const double prefill_s = bench::summarize(t.prefill_s).median;
     const double decode_s = bench::summarize(t.decode_s).median;
-    const double prefill_tok_s = static_cast<double>(o.prompt) / prefill_s;
+    const auto streams = static_cast<double>(o.parallel);
+    const double prefill_tok_s = static_cast<double>(o.prompt) / prefill_s;  // per stream
     const double decode_tok_s = static_cast<double>(o.gen) / decode_s;
     const nlohmann::json result = {
         {"model", o.model},
@@ -104,6 +158,9 @@ int run_bench_llm(const BenchLlmOptions& o) {
         {"decode_tok_s", decode_tok_s},
         {"prefill_ms_per_tok", 1e3 / prefill_tok_s},
         {"decode_ms_per_tok", 1e3 / decode_tok_s},
+        {"parallel", o.parallel},
+        {"aggregate_prefill_tok_s", streams * prefill_tok_s},
+        {"aggregate_decode_tok_s", streams * decode_tok_s},
         {"kv_cache_mib", t.kv_cache_mib},
         {"peak_rss_mib", peak_rss_mib()},
     };
@@ -114,6 +171,10 @@ int run_bench_llm(const BenchLlmOptions& o) {
                    ThreadPool::global().size(), load_s);
         fmt::print("prefill pp{}: {:.1f} tok/s ({:.2f} ms/tok)\n", o.prompt, prefill_tok_s, 1e3 / prefill_tok_s);
         fmt::print("decode  tg{}: {:.1f} tok/s ({:.2f} ms/tok)\n", o.gen, decode_tok_s, 1e3 / decode_tok_s);
+        if (o.parallel > 1) {
+            fmt::print("{} streams: aggregate prefill {:.1f} tok/s, aggregate decode {:.1f} tok/s (rates above: per stream)\n",
+                       o.parallel, streams * prefill_tok_s, streams * decode_tok_s);
+        }
         fmt::print("peak RSS {:.0f} MiB (KV cache {:.1f} MiB)\n", peak_rss_mib(), t.kv_cache_mib);
     }
     return 0;
@@ -141,6 +202,7 @@ void add_bench_llm_command(CLI::App& bench, CommandTable& commands) {
     cmd->add_option("MODEL", o->model, "GGUF model (llama, qwen2, qwen3)")->required();
     cmd->add_option("--prompt", o->prompt, "Prompt tokens for the prefill test (default 128)");
     cmd->add_option("--gen", o->gen, "Decoded tokens for the generation test (default 32)");
+    cmd->add_option("--parallel", o->parallel, "Sequences at once, each with its own prompt and decode (default 1)");
     cmd->add_option("--threads", o->threads, "Worker threads (default: the global --threads)");
     cmd->add_option("--reps", o->reps, "Measured repetitions after the warm-up (default 3)");
     cmd->add_flag("--json", o->json, "Print the results as JSON");

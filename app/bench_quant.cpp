@@ -1,7 +1,8 @@
 // `forge bench quant [--json]`: per block format, how fast forge decodes it (GB/s of blocks
 // read and floats written) and multiplies with it (quantized matrix-vector and matrix-matrix,
 // GFLOP/s counting a multiply-add as two), single-threaded scalar vs simd kernels and through
-// the threaded front-end. A 2048 x 4096 weight matrix (8 Mi weights) keeps the matvec memory-bound.
+// the threaded front-end that `forge chat` runs (infer::linear, with Q4_0 / Q8_0 weights
+// interleaved where the build has that kernel, as the model loader prepares them). A 2048 x 4096 weight matrix (8 Mi weights) keeps the matvec memory-bound.
 // With --ggml-json FILE (written by tools/bench_quant_ggml.cpp, which times llama.cpp's ggml on
 // the same shapes) the table adds ggml's single-thread numbers and the ratios forge simd / ggml;
 // tools/bench_quant_side_by_side.sh runs both.
@@ -9,7 +10,7 @@
 #include "app/bench_suites.h"
 #include "app/machine_info.h"
 #include "app/timing.h"
-#include "core/ops/quant_matmul.h"
+#include "core/infer/linear.h"
 #include "core/quant/block_types.h"
 #include "core/quant/quantize.h"
 #include "kernels/backend.h"
@@ -130,12 +131,14 @@ void bench_format(DType dtype, const Tensor& weights_f32, const BenchPlan& plan,
     if constexpr (kernels::kHasSimdBackend) {
         add(kMatvecSimd, "GFLOP/s", flops, time_reps(matvec([](auto a, auto b) { return kernels::simd::dot(a, b); }), plan.reps));
     }
-    const Tensor x1 = Tensor::full({1, kCols}, 0.5f);
-    Tensor y1 = Tensor::empty({1, kRows});
-    add(kMatvecThreaded, "GFLOP/s", flops, time_reps([&] { quant_matmul_into(x1, w, y1); }, plan.reps));
+    const infer::Linear layer{w, Tensor{}, infer::InterleavedWeights::from(w, false)};
+    infer::ActivationScratch scratch(32, kCols);
+    const std::vector<float> x32(static_cast<std::size_t>(32 * kCols), 0.5f);
+    std::vector<float> y32(static_cast<std::size_t>(32 * kRows));
+    add(kMatvecThreaded, "GFLOP/s", flops, time_reps([&] { infer::linear(layer, x32, 1, y32, scratch); }, plan.reps));
     if (plan.full) {
-        const Tensor x32 = Tensor::full({32, kCols}, 0.5f);
-        add(kMatmul32Threaded, "GFLOP/s", 32 * flops, time_reps([&] { (void)quant_matmul(x32, w); }, plan.reps));
+        add(kMatmul32Threaded, "GFLOP/s", 32 * flops,
+            time_reps([&] { infer::linear(layer, x32, 32, y32, scratch); }, plan.reps));
     }
     if (sink == 12345.0f) fmt::print(" ");  // keep the kernel calls observable
 }

@@ -4,15 +4,13 @@
 // With -p: one answer, streamed to stdout. Without: a REPL with multi-turn history (/reset,
 // /exit, Ctrl-D). Each turn renders the whole conversation with the model's chat template
 // (--raw: the text as is), and only the tokens past what the KV cache already holds are
-// evaluated. Load time and prompt/generation speed go to stderr.
+// evaluated (models/llm/generator.h). When the conversation outgrows --ctx, the oldest turns
+// are dropped with a warning. Load time and prompt/generation speed go to stderr.
 #include "app/commands.h"
 #include "core/error.h"
-#include "models/llm/chat_template/chat_template.h"
+#include "models/llm/generator.h"
 #include "models/llm/model.h"
 #include "models/llm/sampler.h"
-#include "models/llm/session.h"
-#include "models/llm/tokenizer/token_stream_decoder.h"
-#include "models/llm/tokenizer/tokenizer.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -56,97 +54,81 @@ class Chat {
 public:
     Chat(const llm::Model& model, const ChatCliOptions& o)
         : o_(o),
-          tokenizer_(llm::Tokenizer::from_gguf(model.file())),
-          session_(model, llm::SessionOptions{o.ctx, 512, llm::kv_type_from_name(o.kv_type)}),
+          format_(model),
+          generator_(model, format_.tokenizer(), llm::SessionOptions{o.ctx, 512, llm::kv_type_from_name(o.kv_type)}),
           sampler_(o.sampling, model.hparams().n_vocab) {
-        if (const gguf::Value* t = model.file().find("tokenizer.chat_template"); t != nullptr && t->string() != nullptr) {
-            template_ = *t->string();
-        }
-        cached_.reserve(static_cast<std::size_t>(session_.n_ctx()));  // decoding appends without reallocating
+        generation_.sampling = o.sampling;
+        generation_.max_tokens = o.n_predict;
         reset();
     }
 
     // One user turn: the answer is streamed to stdout and kept in the history.
     void turn(const std::string& user_text) {
         history_.push_back({"user", user_text, ""});
-        const std::vector<std::int32_t> prompt = tokenizer_.encode(render(), true, true);
-        const std::string answer = generate(prompt);
-        history_.push_back({"assistant", answer, ""});
+        const llm::GenerationStats stats = generator_.generate(prompt(), generation_, sampler_, [](std::string_view piece) {
+            std::fwrite(piece.data(), 1, piece.size(), stdout);
+            std::fflush(stdout);
+            return true;
+        });
+        std::fputs("\n", stdout);
+        std::fflush(stdout);
+        if (stats.finish == llm::FinishReason::ContextFull) {
+            spdlog::warn("the context is full ({} tokens, --ctx {}): stopping", generator_.session().n_past(),
+                         generator_.session().n_ctx());
+        }
+        speed_.prompt_tokens += stats.prompt_tokens - stats.cached_tokens;
+        speed_.prompt_s += stats.prompt_s;
+        speed_.generated_tokens += stats.generated_tokens;
+        speed_.generate_s += stats.generate_s;
+        history_.push_back({"assistant", format_.tokenizer().decode(generator_.answer()), ""});
     }
 
     void reset() {
         history_.clear();
         if (!o_.system.empty()) history_.push_back({"system", o_.system, ""});
-        cached_.clear();
-        session_.reset();
+        generator_.reset();
         sampler_.reset();
     }
 
     const Speed& speed() const { return speed_; }
 
 private:
-    std::string render() const {
-        if (o_.raw) return history_.back().content;
+    std::vector<std::int32_t> render() const {
+        if (o_.raw) return format_.raw(history_.back().content);
         llm::ChatOptions options;
         if (o_.no_think) options.enable_thinking = false;
-        const auto token_text = [&](std::int32_t id) { return id >= 0 ? tokenizer_.token_text(id) : std::string(); };
-        options.bos_token = token_text(tokenizer_.bos_id());
-        options.eos_token = token_text(tokenizer_.eos_id());
-        return llm::render_chat(template_, history_, options);
+        return format_.chat(history_, options);
     }
 
-    // Evaluate what the cache lacks of `prompt`, then sample until end of generation or -n.
-    std::string generate(const std::vector<std::int32_t>& prompt) {
-        std::size_t common = 0;
-        while (common < prompt.size() && common < cached_.size() && prompt[common] == cached_[common]) ++common;
-        if (o_.raw || common == prompt.size()) common = 0;  // raw turns are independent; always eval >= 1
-        if (common == 0) session_.reset();
-        session_.truncate(static_cast<std::int64_t>(common));
-        cached_.assign(prompt.begin(), prompt.begin() + static_cast<std::ptrdiff_t>(common));
-
-        const auto fresh = std::span(prompt).subspan(common);
-        const auto start = Clock::now();
-        std::span<const float> logits = session_.eval(fresh);
-        speed_.prompt_s += seconds_since(start);
-        speed_.prompt_tokens += static_cast<std::int64_t>(fresh.size());
-        cached_.insert(cached_.end(), fresh.begin(), fresh.end());
-        for (std::int32_t id : fresh) sampler_.accept(id);
-        return stream_answer(logits);
-    }
-
-    std::string stream_answer(std::span<const float> logits) {
-        llm::TokenStreamDecoder decoder(tokenizer_);
-        std::vector<std::int32_t> answer;
-        answer.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(o_.n_predict, 0, session_.n_ctx())));
-        const auto start = Clock::now();
-        for (std::int64_t i = 0; i < o_.n_predict; ++i) {
-            const std::int32_t id = sampler_.sample(logits);
-            if (tokenizer_.is_end_of_generation(id)) break;
-            sampler_.accept(id);
-            answer.push_back(id);
-            std::fputs(decoder.push(id).c_str(), stdout);
-            std::fflush(stdout);
-            if (session_.n_past() >= session_.n_ctx()) {
-                spdlog::warn("the context is full ({} tokens, --ctx {}): stopping", session_.n_past(), session_.n_ctx());
-                break;
-            }
-            logits = session_.eval(std::span(&id, 1));
-            cached_.push_back(id);
-            ++speed_.generated_tokens;
+    // The conversation's tokens. When it leaves too little room for an answer (-n tokens, at
+    // most a quarter of the context), the oldest turns (a user message and its answer) are
+    // dropped with a warning, as llama.cpp shifts its context; a single message that does not
+    // fit is an error.
+    std::vector<std::int32_t> prompt() {
+        std::vector<std::int32_t> tokens = render();
+        const std::int64_t n_ctx = generator_.session().n_ctx();
+        const std::int64_t room = std::clamp<std::int64_t>(o_.n_predict, 1, std::max<std::int64_t>(1, n_ctx / 4));
+        const std::size_t first_turn = o_.system.empty() ? 0 : 1;
+        std::size_t dropped = 0;
+        while (static_cast<std::int64_t>(tokens.size()) + room > n_ctx && !o_.raw && history_.size() > first_turn + 1) {
+            const auto oldest = history_.begin() + static_cast<std::ptrdiff_t>(first_turn);
+            const bool with_answer = history_.size() > first_turn + 2 && (oldest + 1)->role == "assistant";
+            history_.erase(oldest, oldest + (with_answer ? 2 : 1));
+            dropped += with_answer ? 2 : 1;
+            tokens = render();
         }
-        std::fputs((decoder.flush() + "\n").c_str(), stdout);
-        std::fflush(stdout);
-        speed_.generate_s += seconds_since(start);
-        return tokenizer_.decode(answer);
+        if (dropped > 0) {
+            spdlog::warn("the conversation no longer fits --ctx {}: dropped the {} oldest messages", n_ctx, dropped);
+        }
+        return tokens;
     }
 
     const ChatCliOptions& o_;
-    llm::Tokenizer tokenizer_;
-    llm::Session session_;
+    llm::PromptFormat format_;
+    llm::Generator generator_;
     llm::Sampler sampler_;
-    std::string template_;
+    llm::GenerationOptions generation_;
     std::vector<llm::ChatMessage> history_;
-    std::vector<std::int32_t> cached_;  // the tokens in the KV cache, in order
     Speed speed_;
 };
 
@@ -202,7 +184,7 @@ void add_chat_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--repeat-penalty", o->sampling.repeat_penalty, "Repetition penalty, 1 off (default 1)");
     cmd->add_option("--seed", o->seed, "Random seed (default: random)");
     cmd->add_option("--ctx", o->ctx, "Context size in tokens (default 4096)");
-    cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default) or f32");
+    cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0");
     commands.add(cmd, [o] { return run_chat(*o); });
 }
 

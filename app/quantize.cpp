@@ -5,7 +5,7 @@
 #include "app/commands.h"
 #include "core/gguf/gguf_file.h"
 #include "core/gguf/gguf_writer.h"
-#include "core/quant/mixture.h"
+#include "models/llm/quant_mixture.h"
 #include "core/quant/quantize.h"
 #include "core/thread_pool.h"
 
@@ -34,8 +34,8 @@ int metadata_int(const gguf::GgufFile& file, const std::string& key) {
     return i ? static_cast<int>(*i) : 0;
 }
 
-quant::ModelFacts model_facts(const gguf::GgufFile& file) {
-    quant::ModelFacts facts;
+llm::ModelFacts model_facts(const gguf::GgufFile& file) {
+    llm::ModelFacts facts;
     if (const gguf::Value* arch = file.find("general.architecture"); arch != nullptr && arch->string() != nullptr) {
         facts.arch = *arch->string();
     }
@@ -70,20 +70,20 @@ void convert(const gguf::GgufFile& file, const gguf::TensorInfo& info, DType tar
 }
 
 int run_quantize(const QuantizeOptions& o) {
-    const auto file_type = quant::file_type_from_name(o.type);
+    const auto file_type = llm::file_type_from_name(o.type);
     if (!file_type) {
-        fail("unknown or unsupported type '{}' (forge quantizes to: {})", o.type, fmt::join(quant::file_type_names(), ", "));
+        fail("unknown or unsupported type '{}' (forge quantizes to: {})", o.type, fmt::join(llm::file_type_names(), ", "));
     }
     check(std::filesystem::absolute(o.input) != std::filesystem::absolute(o.output),
           "output '{}' is the input file", o.output);
     const auto file = gguf::GgufFile::open(o.input);
 
-    std::vector<quant::TensorFacts> facts;
+    std::vector<llm::TensorFacts> facts;
     for (const auto& info : file.tensors()) facts.push_back({info.name, info.dtype, info.dims});
-    const auto order = quant::llama_tensor_order(facts);  // llama-quantize's output order
-    std::vector<quant::TensorFacts> ordered;
+    const auto order = llm::llama_tensor_order(facts);  // llama-quantize's output order
+    std::vector<llm::TensorFacts> ordered;
     for (const auto i : order) ordered.push_back(facts[i]);
-    quant::Mixture mixture(*file_type, o.pure, model_facts(file), ordered);
+    llm::Mixture mixture(*file_type, o.pure, model_facts(file), ordered);
 
     // Metadata as llama-quantize writes it: the input's entries, then these two appended.
     gguf::GgufWriter writer(file.version());

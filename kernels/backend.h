@@ -1,4 +1,4 @@
-// The kernel backend chosen at build time (meson option `backend`).
+// The kernel backend chosen at build time (meson option `kernel_backend`).
 //
 // Every kernel exists in namespace forge::kernels::scalar (plain loops: the executable
 // specification) and, in a simd build, in forge::kernels::simd (xsimd, tuned for the build's

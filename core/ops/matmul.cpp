@@ -1,5 +1,6 @@
 #include "core/ops/matmul.h"
 
+#include "core/ops/matmul_tiling.h"
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
 #include "kernels/matmul.h"
@@ -9,19 +10,8 @@
 namespace forge {
 namespace {
 
-// How C is cut into tasks. Multiples of every backend's micro-tile (12 or 6 rows, 32 or 16
-// columns) so that only the matrix edge has partial tiles. A 192 x 256 tile is ~0.2 GFLOP
-// per 1024 of depth: big enough to amortize packing, small enough for 2..64 threads to share
-// an LLM-sized product evenly. The partition depends on the shape only, never on the thread
-// count, and k is never split, so results are bitwise identical for any number of threads.
-constexpr std::int64_t kTaskRows = 192;
-constexpr std::int64_t kTaskCols = 256;
-// Matrix-vector: ~2^19 weights per task (2 MiB of f32), in whole groups of 64 columns.
-constexpr std::int64_t kVectorTaskWeights = std::int64_t{1} << 19;
-// Below this many multiply-adds a product runs as one task: handing it out costs more.
+// How C is cut into tasks: core/ops/matmul_tiling.h. Below this many multiply-adds a product runs as one task: handing it out costs more.
 constexpr std::int64_t kSerialWork = std::int64_t{1} << 16;
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 Shape batch_shape(const Tensor& t) {
     return Shape(std::span(t.shape().begin(), static_cast<std::size_t>(t.rank() - 2)));
@@ -72,15 +62,12 @@ template <typename BElement>
 void multiply(const Tensor& a, const Tensor& b, const Tensor& c, const Shape& batch) {
     const std::int64_t m = a.size(-2), k = a.size(-1), n = b.size(-1);
     const std::int64_t batches = batch.product();
-    const std::int64_t task_rows = m == 1 ? 1 : kTaskRows;
-    const std::int64_t task_cols =
-        m == 1 ? std::max<std::int64_t>(64, ceil_div(kVectorTaskWeights, std::max<std::int64_t>(k, 1)) / 64 * 64)
-               : kTaskCols;
+    const MatmulTiling tiling = matmul_tiling(m, k);
     const bool serial = m * n * k * batches <= kSerialWork;
-    const std::int64_t row_tasks = serial ? 1 : ceil_div(m, task_rows);
-    const std::int64_t col_tasks = serial ? 1 : ceil_div(n, task_cols);
-    const std::int64_t tile_rows = serial ? m : task_rows;
-    const std::int64_t tile_cols = serial ? n : task_cols;
+    const std::int64_t row_tasks = serial ? 1 : tiling.row_tiles(m);
+    const std::int64_t col_tasks = serial ? 1 : tiling.col_tiles(n);
+    const std::int64_t tile_rows = serial ? m : tiling.rows;
+    const std::int64_t tile_cols = serial ? n : tiling.cols;
     const std::int64_t tasks = batches * row_tasks * col_tasks;
     const auto run_task = [&](std::int64_t task) {
         const std::int64_t entry = task / (row_tasks * col_tasks);

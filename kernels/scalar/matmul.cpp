@@ -29,5 +29,7 @@ std::size_t matmul_scratch_floats(std::int64_t, std::int64_t, std::int64_t) noex
 
 void matmul(const MatmulF32& block, std::span<float>) noexcept { multiply(block); }
 void matmul(const MatmulF16& block, std::span<float>) noexcept { multiply(block); }
+void matmul_rows(const MatmulF32& block, std::span<float>) noexcept { multiply(block); }
+void matmul_rows(const MatmulF16& block, std::span<float>) noexcept { multiply(block); }
 
 }  // namespace forge::kernels::scalar

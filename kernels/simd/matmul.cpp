@@ -138,12 +138,15 @@ void pack_b(MatrixView<T> b, std::int64_t depth, std::int64_t cols, float* packe
 
 // --- the micro-kernel -------------------------------------------------------------------------
 
-// tile (kTileRows x kTileCols, rows `ldc` apart) = (accumulate ? tile : 0) + A sliver · B sliver.
+// tile (Rows x kTileCols, rows `ldc` apart) = (accumulate ? tile : 0) + A sliver · B sliver,
+// for the first Rows rows of a packed A sliver (kTileRows apart). Each element is the same
+// arithmetic whatever Rows is: one FMA chain over p from zero, then the add.
+template <std::int64_t Rows>
 void micro_kernel(std::int64_t depth, const float* a, const float* b, float* tile, std::int64_t ldc,
                   bool accumulate) {
-    FloatBatch acc[kTileRows][kTileVectors];
+    FloatBatch acc[Rows][kTileVectors];
 #pragma GCC unroll 32
-    for (std::int64_t r = 0; r < kTileRows; ++r) {
+    for (std::int64_t r = 0; r < Rows; ++r) {
 #pragma GCC unroll 4
         for (std::int64_t v = 0; v < kTileVectors; ++v) acc[r][v] = FloatBatch(0.0f);
     }
@@ -154,14 +157,14 @@ void micro_kernel(std::int64_t depth, const float* a, const float* b, float* til
             row[v] = FloatBatch::load_unaligned(b + p * kTileCols + v * kFloatLanes);
         }
 #pragma GCC unroll 32
-        for (std::int64_t r = 0; r < kTileRows; ++r) {
+        for (std::int64_t r = 0; r < Rows; ++r) {
             const FloatBatch broadcast(a[p * kTileRows + r]);
 #pragma GCC unroll 4
             for (std::int64_t v = 0; v < kTileVectors; ++v) acc[r][v] = xsimd::fma(broadcast, row[v], acc[r][v]);
         }
     }
 #pragma GCC unroll 32
-    for (std::int64_t r = 0; r < kTileRows; ++r) {
+    for (std::int64_t r = 0; r < Rows; ++r) {
 #pragma GCC unroll 4
         for (std::int64_t v = 0; v < kTileVectors; ++v) {
             float* out = tile + r * ldc + v * kFloatLanes;
@@ -176,11 +179,15 @@ void micro_kernel(std::int64_t depth, const float* a, const float* b, float* til
 void run_tile(std::int64_t depth, const float* a, const float* b, float* c, std::int64_t ldc, std::int64_t rows,
               std::int64_t cols, bool accumulate) {
     if (rows == kTileRows && cols == kTileCols) {
-        micro_kernel(depth, a, b, c, ldc, accumulate);
+        micro_kernel<kTileRows>(depth, a, b, c, ldc, accumulate);
+        return;
+    }
+    if (rows == 1 && cols == kTileCols) {  // one row (matmul_rows decoding): no work for empty rows
+        micro_kernel<1>(depth, a, b, c, ldc, accumulate);
         return;
     }
     alignas(64) float tile[kTileRows * kTileCols];
-    micro_kernel(depth, a, b, tile, kTileCols, false);
+    micro_kernel<kTileRows>(depth, a, b, tile, kTileCols, false);
     for (std::int64_t r = 0; r < rows; ++r) {
         for (std::int64_t j = 0; j < cols; ++j) {
             float& out = c[r * ldc + j];
@@ -307,14 +314,15 @@ void multiply_vector(const MatmulBlock<T>& block, std::span<float> scratch) {
     }
 }
 
+// Rows independent of m (matmul_rows): never the matrix-vector path.
 template <typename T>
-void multiply(const MatmulBlock<T>& block, std::span<float> scratch) {
+void multiply(const MatmulBlock<T>& block, std::span<float> scratch, bool rows_independent) {
     if (block.m == 0 || block.n == 0) return;
     if (block.k == 0) {
         for (std::int64_t i = 0; i < block.m; ++i) std::fill_n(block.c.data + i * block.c.row_stride, block.n, 0.0f);
         return;
     }
-    if (block.m == 1) {
+    if (block.m == 1 && !rows_independent) {
         multiply_vector(block, scratch);
     } else {
         multiply_packed(block, scratch);
@@ -328,7 +336,9 @@ std::size_t matmul_scratch_floats(std::int64_t m, std::int64_t n, std::int64_t k
     return static_cast<std::size_t>(std::max(packed, k));
 }
 
-void matmul(const MatmulF32& block, std::span<float> scratch) noexcept { multiply(block, scratch); }
-void matmul(const MatmulF16& block, std::span<float> scratch) noexcept { multiply(block, scratch); }
+void matmul(const MatmulF32& block, std::span<float> scratch) noexcept { multiply(block, scratch, false); }
+void matmul(const MatmulF16& block, std::span<float> scratch) noexcept { multiply(block, scratch, false); }
+void matmul_rows(const MatmulF32& block, std::span<float> scratch) noexcept { multiply(block, scratch, true); }
+void matmul_rows(const MatmulF16& block, std::span<float> scratch) noexcept { multiply(block, scratch, true); }
 
 }  // namespace forge::kernels::simd

@@ -1,13 +1,15 @@
-// One conversation with a model: its KV cache and every activation buffer, allocated once for
-// the whole context. eval() runs the transformer over new tokens — the prompt in batches
-// (matrix-matrix), then one token at a time (matrix-vector) — and returns logits. After the
-// first token of a given batch size, evaluating allocates nothing.
+// One conversation with a model: the one-slot convenience over the stateless forward pass
+// (models/llm/forward.h). It owns a one-slot KV cache and the forward's buffers, allocated
+// once for the whole context. eval() runs the transformer over new tokens — the prompt in
+// batches (matrix-matrix), then one token at a time — and returns logits. After the first
+// token of a given batch size, evaluating allocates nothing. Many sequences at once: the
+// scheduler (models/llm/scheduler.h).
 #pragma once
 
 #include "core/error.h"
-#include "models/llm/attention.h"
-#include "models/llm/kv_cache.h"
-#include "models/llm/linear.h"
+#include "core/infer/batch.h"
+#include "core/infer/kv_cache.h"
+#include "models/llm/forward.h"
 #include "models/llm/model.h"
 
 #include <cstdint>
@@ -15,6 +17,9 @@
 #include <vector>
 
 namespace forge::llm {
+
+using infer::KvType;
+using infer::kv_type_from_name;
 
 struct SessionOptions {
     std::int64_t n_ctx = 4096;    // positions the KV cache holds
@@ -25,9 +30,6 @@ struct SessionOptions {
 class Session {
 public:
     Session(const Model& model, const SessionOptions& options);
-    Session(const Session&) = delete;  // the activation views point into its own buffer
-    Session& operator=(const Session&) = delete;
-    Session(Session&&) noexcept = default;
 
     // Append `tokens` to the conversation. Returns the logits after the last one ([n_vocab],
     // valid until the next call). When `all_logits` is not empty it receives every position's
@@ -35,47 +37,21 @@ public:
     // range or when the tokens do not fit in the context.
     std::span<const float> eval(std::span<const std::int32_t> tokens, std::span<float> all_logits = {});
 
-    std::int64_t n_past() const { return n_past_; }
+    std::int64_t n_past() const { return cache_.length(0); }
     std::int64_t n_ctx() const { return cache_.n_ctx(); }
-    void reset() { n_past_ = 0; }  // forget the conversation; the cache is overwritten
+    void reset() { cache_.truncate(0, 0); }  // forget the conversation; the cache is overwritten
     // Keep only the first `n` positions (a shared prefix with the next prompt).
-    void truncate(std::int64_t n) {
-        check(n >= 0 && n <= n_past_, "truncate: {} is not within the {} cached positions", n, n_past_);
-        n_past_ = n;
-    }
-    const KvCache& cache() const { return cache_; }
+    void truncate(std::int64_t n) { cache_.truncate(0, n); }
+    const infer::KvCache& cache() const { return cache_; }
 
 private:
-    // One forward pass over at most n_batch tokens at positions n_past_ ...
-    void forward(std::span<const std::int32_t> tokens, std::span<float> logits_rows);
-    void embed(std::span<const std::int32_t> tokens);
-    void attention_block(std::int64_t layer, std::int64_t n_tokens);
-    void feed_forward_block(std::int64_t layer, std::int64_t n_tokens);
-    void output_head(std::int64_t first_row, std::int64_t rows, std::span<float> logits);
-    void rope_angles(std::int64_t n_tokens);
-    void rotate(std::span<float> rows, std::int64_t n_tokens, std::int64_t n_heads);
     void check_tokens(std::span<const std::int32_t> tokens) const;
 
     const Model& model_;
-    const Hparams& h_;
     std::int64_t n_batch_;
-    std::int64_t n_past_ = 0;
-    KvCache cache_;
-    ActivationScratch act_scratch_;
-    AttentionScratch attention_scratch_;
-    // Activations, [n_batch, width] each.
-    std::vector<float> x_;       // the residual stream
-    std::vector<float> xn_;      // x normalized
-    std::vector<float> proj_;    // a projection back to n_embd, before it joins the residual
-    // q, k, v and the attention output live only inside the attention block, gate and up only
-    // inside the feed-forward block: the two sets are views of one buffer (less resident
-    // memory, as much as 24 KiB per batch row for a Qwen3-0.6B shape).
-    std::vector<float> block_buffer_;
-    std::span<float> q_, k_, v_;
-    std::span<float> attn_;      // attention output, before the output projection
-    std::span<float> gate_, up_;
-    std::vector<float> rope_cos_, rope_sin_;  // [n_batch, n_rot / 2], this batch's positions
-    std::vector<std::byte> embed_row_;  // one token_embd row, when it is read from the interleaved head
+    infer::KvCache cache_;
+    Forward forward_;
+    infer::Batch batch_;
     std::vector<float> logits_;  // [n_vocab], the last position
 };
 

@@ -11,23 +11,14 @@
 #include "core/gguf/gguf_file.h"
 #include "core/tensor.h"
 #include "models/llm/hparams.h"
-#include "models/llm/interleaved_weights.h"
+#include "core/infer/linear.h"
 
 #include <span>
 #include <vector>
 
 namespace forge::llm {
 
-// y = x · Wᵀ (+ b): weight [n_out, n_in], optional bias [n_out].
-struct Linear {
-    Tensor weight;
-    Tensor bias;  // undefined when the layer has none
-    // Q4_0 / Q8_0 weights in the simd build's interleaved layout (what the layer multiplies
-    // then); null otherwise.
-    std::shared_ptr<const InterleavedWeights> interleaved;
-    std::int64_t n_out() const { return weight.size(0); }
-    std::int64_t n_in() const { return weight.size(1); }
-};
+using infer::Linear;
 
 struct BlockWeights {
     Tensor attn_norm;

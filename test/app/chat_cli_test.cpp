@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -80,11 +81,22 @@ TEST(ChatRepl, EndOfInputEndsTheSession) {
     EXPECT_THAT(run.err, HasSubstr("generation:"));  // the closing speed report
 }
 
+// A full context drops the oldest turns with a warning (as llama.cpp shifts its context) and
+// the session goes on.
+TEST(ChatRepl, AFullContextDropsTheOldestTurns) {
+    const std::string input = "Hello there my friend\nHow are you doing today\nWhat now then\n/exit\n";
+    const ForgeRun run = forge("chat " + quoted(kModel) + " --temp 0 -n 6 --ctx 48", input);
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_THAT(run.err, HasSubstr("no longer fits --ctx 48: dropped the 2 oldest messages"));
+    const std::string lines = run.out;
+    EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 3);  // three answers
+}
+
 TEST(ChatRepl, KvTypeF32AndF16BothRun) {
     EXPECT_FALSE(one_shot_answer("Hello", " --kv-type f32").empty());
     const ForgeRun bad = forge("chat " + quoted(kModel) + " --kv-type q8 -p hi");
     EXPECT_EQ(bad.status, 1);
-    EXPECT_THAT(bad.err, HasSubstr("forge: error: --kv-type must be f16 or f32, not 'q8'"));
+    EXPECT_THAT(bad.err, HasSubstr("forge: error: --kv-type must be f16, f32 or q8_0, not 'q8'"));
 }
 
 // A copy of the model with metadata key `key` set to `value` and tensor `drop` left out.

@@ -1,8 +1,9 @@
 // The quantization front-end: tensor-level quantize/dequantize agree with the kernels and
-// with themselves across thread counts, quant_matmul matches double-precision math on the
-// decoded operands, and the decode path (one row of x) allocates nothing once warm.
-#include "core/ops/quant_matmul.h"
-#include "core/quant/mixture.h"
+// with themselves across thread counts, the inference front-end's linear layer (block-format
+// weights, interleaved where the build has the kernel, as a model loads them) matches
+// double-precision math on the decoded operands, and the decode path (one row of x)
+// allocates nothing once warm.
+#include "core/infer/linear.h"
 #include "core/quant/quantize.h"
 #include "core/thread_pool.h"
 #include "kernels/quant_blocks.h"
@@ -111,6 +112,22 @@ Tensor reference_matmul(const Tensor& x, const Tensor& w) {
     return y;
 }
 
+// y = x · wᵀ through infer::linear, the weights prepared as a model's loader prepares them.
+struct QuantLinear {
+    infer::Linear layer;
+    infer::ActivationScratch scratch;
+    QuantLinear(const Tensor& w, std::int64_t max_rows)
+        : layer{w, Tensor{}, infer::InterleavedWeights::from(w, false)}, scratch(max_rows, w.size(1)) {}
+    void into(const Tensor& x, Tensor& y) { infer::linear(layer, x.span<float>(), x.size(0), y.span<float>(), scratch); }
+    Tensor operator()(const Tensor& x) {
+        Tensor y = Tensor::empty({x.size(0), layer.n_out()});
+        into(x, y);
+        return y;
+    }
+};
+
+Tensor quant_matmul(const Tensor& x, const Tensor& w) { return QuantLinear(w, x.size(0))(x); }
+
 TEST(QuantMatmul, MatchesDoublePrecisionOnDecodedOperands) {
     const DType formats[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K,
                              DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::TQ2_0};
@@ -161,11 +178,12 @@ TEST(QuantMatmul, DecodePathDoesNotAllocate) {
     for (const DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
         const Tensor w = quant::quantize(random_tensor({512, 2048}, 7, 0.05f), t);
         const Tensor x = random_tensor({1, 2048}, 8);
-        const Tensor y = Tensor::empty({1, 512});
-        quant_matmul_into(x, w, y);  // warm up: the activation scratch grows once
+        Tensor y = Tensor::empty({1, 512});
+        QuantLinear linear(w, 1);
+        linear.into(x, y);  // warm up: per-thread scratch grows once
         g_allocations = 0;
         g_counting = true;
-        for (int i = 0; i < 5; ++i) quant_matmul_into(x, w, y);
+        for (int i = 0; i < 5; ++i) linear.into(x, y);
         g_counting = false;
         EXPECT_EQ(g_allocations.load(), 0) << dtype_name(t);
     }
@@ -173,74 +191,12 @@ TEST(QuantMatmul, DecodePathDoesNotAllocate) {
 
 TEST(QuantMatmul, RejectsMismatchedShapes) {
     const Tensor w = quant::quantize(random_tensor({4, 64}, 9), DType::Q8_0);
-    EXPECT_THROW(quant_matmul(random_tensor({1, 32}, 1), w), Error);
-    EXPECT_THROW(quant_matmul(random_tensor({1, 64}, 1), random_tensor({4, 64}, 1)), Error);  // f32 weights
+    Tensor y = Tensor::empty({1, 4});
+    QuantLinear linear(w, 1);
+    EXPECT_THROW(linear.into(random_tensor({1, 32}, 1), y), Error);  // x too short for k = 64
+    Tensor short_y = Tensor::empty({1, 3});
+    EXPECT_THROW(linear.into(random_tensor({1, 64}, 1), short_y), Error);
 }
 
 }  // namespace
 }  // namespace forge
-
-namespace forge::quant {
-namespace {
-
-TensorFacts facts(std::string name, std::vector<std::int64_t> dims) { return {std::move(name), DType::F32, std::move(dims)}; }
-
-// A two-layer llama-shaped model with an untied output.
-std::vector<TensorFacts> small_model(bool with_output) {
-    std::vector<TensorFacts> t = {facts("token_embd.weight", {256, 1000}), facts("output_norm.weight", {256})};
-    if (with_output) t.push_back(facts("output.weight", {256, 1000}));
-    for (int l = 0; l < 8; ++l) {
-        const std::string p = "blk." + std::to_string(l) + ".";
-        for (const char* n : {"attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight", "ffn_gate.weight",
-                              "ffn_up.weight"}) {
-            t.push_back(facts(p + n, {256, 256}));
-        }
-        t.push_back(facts(p + "ffn_down.weight", {512, 256}));
-        t.push_back(facts(p + "attn_norm.weight", {256}));
-    }
-    return t;
-}
-
-std::map<std::string, TypeChoice> choose_all(const char* type, bool pure, bool with_output) {
-    const auto tensors = small_model(with_output);
-    Mixture mixture(*file_type_from_name(type), pure, {"llama", 8, 8, 2, 0}, tensors);
-    std::map<std::string, TypeChoice> out;
-    for (const auto& t : tensors) out[t.name] = mixture.choose(t);
-    return out;
-}
-
-TEST(QuantMixture, FollowsLlamaQuantize) {
-    auto c = choose_all("Q4_0", false, true);
-    EXPECT_FALSE(c["output_norm.weight"].quantized);  // 1-D: kept
-    EXPECT_EQ(c["output.weight"].dtype, DType::Q6_K);  // the output matrix gets Q6_K
-    EXPECT_EQ(c["token_embd.weight"].dtype, DType::Q4_0);
-    EXPECT_EQ(c["blk.3.ffn_down.weight"].dtype, DType::Q4_0);
-
-    c = choose_all("Q4_0", false, false);  // tied: token_embd is the output
-    EXPECT_EQ(c["token_embd.weight"].dtype, DType::Q6_K);
-
-    c = choose_all("Q4_K", false, true);  // = Q4_K_M: more bits for some attn_v / ffn_down
-    EXPECT_EQ(c["blk.0.attn_v.weight"].dtype, DType::Q6_K);
-    EXPECT_EQ(c["blk.1.attn_v.weight"].dtype, DType::Q4_K);
-    EXPECT_EQ(c["blk.0.ffn_down.weight"].dtype, DType::Q6_K);
-    EXPECT_EQ(c["blk.0.attn_q.weight"].dtype, DType::Q4_K);
-
-    c = choose_all("Q4_K", true, true);  // pure: no mixture, no output rule
-    EXPECT_EQ(c["blk.0.attn_v.weight"].dtype, DType::Q4_K);
-    EXPECT_EQ(c["output.weight"].dtype, DType::Q4_K);
-    EXPECT_FALSE(c["blk.0.attn_norm.weight"].quantized);
-}
-
-TEST(QuantMixture, KQuantRowsNotMultipleOf256FallBack) {
-    const std::vector<TensorFacts> t = {facts("blk.0.attn_q.weight", {96, 64}), facts("blk.0.ffn_up.weight", {40, 64})};
-    Mixture mixture(*file_type_from_name("Q4_K_S"), true, {"llama", 1, 1, 1, 0}, t);
-    const auto a = mixture.choose(t[0]);
-    EXPECT_EQ(a.dtype, DType::Q5_0);
-    EXPECT_NE(a.fallback.find("falling back to q5_0"), std::string::npos) << a.fallback;
-    EXPECT_EQ(mixture.choose(t[1]).dtype, DType::F16);  // not even a multiple of 32
-    EXPECT_EQ(file_type_from_name("q8_0")->id, 7);
-    EXPECT_EQ(file_type_from_name("IQ2_XXS"), std::nullopt);
-}
-
-}  // namespace
-}  // namespace forge::quant

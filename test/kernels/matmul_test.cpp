@@ -142,3 +142,47 @@ TEST(MatmulKernel, BlockOfALargerMatrixWritesOnlyItsBlock) {
 
 }  // namespace
 }  // namespace forge::kernels
+
+namespace forge::kernels {
+namespace {
+
+// matmul_rows: the LLM layout (B = Wᵀ), any m; each row of C is the bits that row gives alone
+// (a one-row block takes the GEMM tiles), and the values agree with scalar like matmul's.
+template <typename T>
+void check_rows_independent() {
+    const std::int64_t n = 70, k = 300;
+    const auto w_float = random_values(static_cast<std::size_t>(n * k), 41);
+    std::vector<T> w(w_float.size());
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        if constexpr (std::is_same_v<T, float>) w[i] = w_float[i];
+        else w[i] = f32_to_f16(w_float[i]);
+    }
+    const MatrixView<T> b{w.data(), 1, k};
+    for (const std::int64_t m : {1, 2, 13, 25}) {
+        const auto x = random_values(static_cast<std::size_t>(m * k), 42);
+        const MatrixView<float> a{x.data(), k, 1};
+        const auto together = run([&](std::vector<float>& c, std::vector<float>& s) {
+            active::matmul_rows(MatmulBlock<T>{m, n, k, a, b, {c.data(), n}}, s);
+        }, m, n, active::matmul_scratch_floats(m, n, k));
+        const auto scalar_c = run([&](std::vector<float>& c, std::vector<float>& s) {
+            scalar::matmul(MatmulBlock<T>{m, n, k, a, b, {c.data(), n}}, s);
+        }, m, n, scalar::matmul_scratch_floats(m, n, k));
+        expect_close(together, std::vector<double>(scalar_c.begin(), scalar_c.end()), k, "matmul_rows vs scalar");
+        for (std::int64_t i = 0; i < m; ++i) {
+            const MatrixView<float> row{x.data() + i * k, k, 1};
+            const auto alone = run([&](std::vector<float>& c, std::vector<float>& s) {
+                active::matmul_rows(MatmulBlock<T>{1, n, k, row, b, {c.data(), n}}, s);
+            }, 1, n, active::matmul_scratch_floats(1, n, k));
+            for (std::int64_t j = 0; j < n; ++j) {
+                ASSERT_EQ(alone[static_cast<std::size_t>(j)], together[static_cast<std::size_t>(i * n + j)])
+                    << "m=" << m << " row " << i << " col " << j;
+            }
+        }
+    }
+}
+
+TEST(MatmulKernel, RowsDoNotDependOnTheirNeighboursF32) { check_rows_independent<float>(); }
+TEST(MatmulKernel, RowsDoNotDependOnTheirNeighboursF16) { check_rows_independent<std::uint16_t>(); }
+
+}  // namespace
+}  // namespace forge::kernels

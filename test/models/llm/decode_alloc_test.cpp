@@ -1,8 +1,10 @@
 // Decoding allocates nothing per token: after a warm-up, every further token (sampling it and
-// running the model on it) works in the buffers the Session and the Sampler made up front.
+// running the model on it) works in the buffers the Session and the Sampler made up front; a
+// steady-state step of the scheduler (two sequences decoding) allocates nothing either.
 // This executable replaces the global operator new to count.
 #include "models/llm/model.h"
 #include "models/llm/sampler.h"
+#include "models/llm/scheduler.h"
 #include "models/llm/session.h"
 #include "test/models/llm/golden.h"
 
@@ -53,6 +55,33 @@ TEST(LlmDecode, AllocatesNothingPerToken) {
             decode(32);
             EXPECT_EQ(g_allocations.load() - before, 0) << name;
         }
+    }
+}
+
+TEST(SchedulerStep, AllocatesNothingInSteadyState) {
+    for (const char* name : {"qwen3-q8_0", "llama-f32", "qwen2-q4_0"}) {
+        const Model model = Model::load(test::golden_path(std::string(name) + ".gguf"));
+        const Tokenizer tokenizer = Tokenizer::from_gguf(model.file());
+        SchedulerOptions options;
+        options.n_slots = 2;
+        options.n_ctx = 64;
+        options.n_batch = 16;
+        Scheduler scheduler(model, tokenizer, options);
+        std::vector<std::shared_ptr<RequestHandle>> handles;
+        for (std::uint64_t seed : {1u, 2u}) {
+            Request r;
+            r.prompt = {1, 2, 3, 4, 5, static_cast<std::int32_t>(seed)};
+            r.generation.max_tokens = 40;
+            r.generation.sampling.seed = seed;
+            r.generation.sampling.repeat_penalty = 1.1f;
+            handles.push_back(scheduler.submit(r));
+        }
+        for (int i = 0; i < 4; ++i) scheduler.step();  // prompts read, both decoding
+        const long before = g_allocations.load();
+        for (int i = 0; i < 16; ++i) scheduler.step();
+        EXPECT_EQ(g_allocations.load() - before, 0) << name;
+        scheduler.run_until_idle();
+        for (const auto& h : handles) EXPECT_GT(h->wait().stats.generated_tokens, 16) << name;  // decoding throughout
     }
 }
 

@@ -1,5 +1,7 @@
-// Which type each tensor of a model gets when it is quantized: llama.cpp's llama-quantize
-// policy (src/llama-quant.cpp: tensor_allows_quantization, llama_tensor_get_type and
+// Which type each tensor of a llama-family model gets when it is quantized (`forge quantize`):
+// llama.cpp's llama-quantize policy, which works by llama.cpp's tensor names (attn_v, ffn_down,
+// output, token_embd ...), so it belongs with the LLM family, not the tensor engine's quant/ —
+// llama-quantize policy (src/llama-quant.cpp: tensor_allows_quantization, llama_tensor_get_type and
 // tensor_type_fallback), for the file types forge can encode.
 //
 //  * only 2-D and 3-D tensors named "*weight" are quantized; norms, biases and other 1-D
@@ -20,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-namespace forge::quant {
+namespace forge::llm {
 
 // llama.cpp's llama_ftype: what `forge quantize TYPE` names, stored as general.file_type.
 struct FileType {
@@ -77,4 +79,4 @@ private:
     int i_attention_wv_ = 0, i_ffn_down_ = 0, i_ffn_gate_ = 0, i_ffn_up_ = 0;
 };
 
-}  // namespace forge::quant
+}  // namespace forge::llm

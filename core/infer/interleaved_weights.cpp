@@ -1,4 +1,4 @@
-#include "models/llm/interleaved_weights.h"
+#include "core/infer/interleaved_weights.h"
 
 #include "core/error.h"
 #include "core/quant/block_types.h"
@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace forge::llm {
+namespace forge::infer {
 
 namespace {
 
@@ -103,4 +103,4 @@ void release_mapped_pages(std::span<const std::byte> bytes) {
     (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_RANDOM);
 }
 
-}  // namespace forge::llm
+}  // namespace forge::infer

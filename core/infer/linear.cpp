@@ -1,6 +1,7 @@
-#include "models/llm/linear.h"
+#include "core/infer/linear.h"
 
 #include "core/error.h"
+#include "core/ops/matmul_tiling.h"
 #include "core/quant/block_types.h"
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
@@ -15,35 +16,30 @@
 #include <array>
 #include <type_traits>
 
-namespace forge::llm {
+namespace forge::infer {
 
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// Per-thread packing space for the f32/f16 kernels. The first use takes room for any
-// matrix-vector strip (2^19 weights + k), so which thread happens to run which strip never
-// makes decoding allocate; prefill tiles may grow it once more.
-std::span<float> matmul_scratch(std::size_t floats) {
-    constexpr std::size_t kDecodeFloats = std::size_t{1} << 20;
-    thread_local std::vector<float> scratch;
-    if (scratch.size() < floats) scratch.resize(std::max(floats, kDecodeFloats));
-    return {scratch.data(), std::max<std::size_t>(floats, 1)};
-}
-
-// f32 or f16 weights: the packed GEMM kernel over tiles of y (matrix-vector: column strips).
+// f32 or f16 weights: the packed GEMM kernel over the tiles of core/ops/matmul_tiling.h, always
+// as GEMM tiles (matmul_rows), so a row's bits do not depend on how many rows share the call.
+// Each of the scratch's lanes packs into its own area and takes every lanes-th tile.
 template <typename Element>
-void float_linear(const Element* w, std::int64_t n, std::int64_t k, const float* x, std::int64_t m, float* y) {
-    // Tiles are multiples of every backend's micro-tile; strips hold ~2^19 weights.
-    const std::int64_t tile_rows = m == 1 ? 1 : 192;
-    const std::int64_t tile_cols = m == 1 ? std::max<std::int64_t>(64, (std::int64_t{1} << 19) / k / 64 * 64) : 256;
-    const std::int64_t row_tiles = ceil_div(m, tile_rows), col_tiles = ceil_div(n, tile_cols);
-    ThreadPool::global().run(row_tiles * col_tiles, [&](std::int64_t task) {
-        const std::int64_t i0 = task / col_tiles * tile_rows, j0 = task % col_tiles * tile_cols;
-        const std::int64_t rows = std::min(tile_rows, m - i0), cols = std::min(tile_cols, n - j0);
-        const kernels::MatmulBlock<Element> block{
-            rows, cols, k, {x + i0 * k, k, 1}, {w + j0 * k, 1, k}, {y + i0 * n + j0, n}};
-        kernels::active::matmul(block, matmul_scratch(kernels::active::matmul_scratch_floats(rows, cols, k)));
+void float_linear(const Element* w, std::int64_t n, std::int64_t k, const float* x, std::int64_t m, float* y,
+                  ActivationScratch& scratch) {
+    const MatmulTiling tiling = matmul_tiling(m, k, false);
+    const std::int64_t col_tiles = tiling.col_tiles(n), tiles = tiling.row_tiles(m) * col_tiles;
+    const int lanes = static_cast<int>(std::min<std::int64_t>(scratch.packing_lanes(), tiles));
+    ThreadPool::global().run(lanes, [&](std::int64_t lane) {
+        for (std::int64_t task = lane; task < tiles; task += lanes) {
+            const std::int64_t i0 = task / col_tiles * tiling.rows, j0 = task % col_tiles * tiling.cols;
+            const std::int64_t rows = std::min(tiling.rows, m - i0), cols = std::min(tiling.cols, n - j0);
+            const kernels::MatmulBlock<Element> block{
+                rows, cols, k, {x + i0 * k, k, 1}, {w + j0 * k, 1, k}, {y + i0 * n + j0, n}};
+            kernels::active::matmul_rows(
+                block, scratch.packing(static_cast<int>(lane), kernels::active::matmul_scratch_floats(rows, cols, k)));
+        }
     });
 }
 
@@ -204,6 +200,13 @@ ActivationScratch::ActivationScratch(std::int64_t max_rows, std::int64_t max_wid
                                          static_cast<std::size_t>(ceil_div(max_width, 256)) * sizeof(kernels::BlockQ8_K));
     bytes_.resize(static_cast<std::size_t>(max_rows) * per_row);
     if constexpr (kernels::kHasInterleavedGemm) block_info_.resize(static_cast<std::size_t>(max_rows * ceil_div(max_width, 32)));
+    packing_lanes_ = ThreadPool::global().size();
+    packing_.resize(static_cast<std::size_t>(packing_lanes_) * kPackingFloats);
+}
+
+std::span<float> ActivationScratch::packing(int lane, std::size_t floats) {
+    check(floats <= kPackingFloats, "linear: a tile needs {} floats of packing space, more than {}", floats, kPackingFloats);
+    return std::span(packing_).subspan(static_cast<std::size_t>(lane) * kPackingFloats, std::max<std::size_t>(floats, 1));
 }
 
 void linear(const Linear& layer, std::span<const float> x, std::int64_t m, std::span<float> y,
@@ -212,9 +215,9 @@ void linear(const Linear& layer, std::span<const float> x, std::int64_t m, std::
     const std::int64_t n = layer.n_out(), k = layer.n_in();
     const Tensor& w = layer.weight;
     if (w.dtype() == DType::F32) {
-        float_linear(w.data<float>(), n, k, x.data(), m, y.data());
+        float_linear(w.data<float>(), n, k, x.data(), m, y.data(), scratch);
     } else if (w.dtype() == DType::F16) {
-        float_linear(reinterpret_cast<const std::uint16_t*>(w.raw_data()), n, k, x.data(), m, y.data());
+        float_linear(reinterpret_cast<const std::uint16_t*>(w.raw_data()), n, k, x.data(), m, y.data(), scratch);
     } else {
         const LinearOutput only{&layer, y};
         quant::visit_block_type(w.dtype(), [&](auto tag) {
@@ -252,4 +255,4 @@ void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const 
     }
 }
 
-}  // namespace forge::llm
+}  // namespace forge::infer

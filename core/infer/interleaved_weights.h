@@ -12,7 +12,7 @@
 #include <memory>
 #include <span>
 
-namespace forge::llm {
+namespace forge::infer {
 
 class InterleavedWeights {
 public:
@@ -48,4 +48,4 @@ private:
 // again, so the original and its copy are not both held in memory.
 void release_mapped_pages(std::span<const std::byte> bytes);
 
-}  // namespace forge::llm
+}  // namespace forge::infer

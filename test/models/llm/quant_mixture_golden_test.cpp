@@ -1,8 +1,8 @@
-// forge's quantization policy (core/quant/mixture.h) against llama.cpp's own
+// forge's quantization policy (models/llm/quant_mixture.h) against llama.cpp's own
 // llama_model_quantize: for three models and every file type forge quantizes to, plain and
 // --pure, each tensor gets the type llama.cpp gave it (test/data/quant/mixture_golden.json,
 // made by tools/make_mixture_golden.py; llama.cpp's output read back by ggml's GGUF reader).
-#include "core/quant/mixture.h"
+#include "models/llm/quant_mixture.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace forge::quant {
+namespace forge::llm {
 namespace {
 
 const nlohmann::json& golden() {
@@ -62,4 +62,4 @@ TEST(QuantMixture, EveryTensorGetsLlamaCppsType) {
 }
 
 }  // namespace
-}  // namespace forge::quant
+}  // namespace forge::llm

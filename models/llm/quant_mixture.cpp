@@ -1,5 +1,5 @@
 // The llama-quantize policy; comments name the llama.cpp function each piece mirrors.
-#include "core/quant/mixture.h"
+#include "models/llm/quant_mixture.h"
 
 #include "core/error.h"
 
@@ -7,7 +7,7 @@
 #include <array>
 #include <cctype>
 
-namespace forge::quant {
+namespace forge::llm {
 
 namespace {
 
@@ -74,14 +74,13 @@ bool allows_quantization(const TensorFacts& t) {
 }
 
 // tensor_type_fallback: the block-32 type each block-256 type gives way to.
+// (A lookup over a few types, not a switch: switches over DType list every type.)
 DType fallback_for(DType t) {
-    switch (t) {
-        case DType::Q2_K: case DType::Q3_K: case DType::TQ1_0: case DType::TQ2_0: return DType::Q4_0;
-        case DType::Q4_K: return DType::Q5_0;
-        case DType::Q5_K: return DType::Q5_1;
-        case DType::Q6_K: return DType::Q8_0;
-        default: return DType::F16;
-    }
+    if (t == DType::Q2_K || t == DType::Q3_K || t == DType::TQ1_0 || t == DType::TQ2_0) return DType::Q4_0;
+    if (t == DType::Q4_K) return DType::Q5_0;
+    if (t == DType::Q5_K) return DType::Q5_1;
+    if (t == DType::Q6_K) return DType::Q8_0;
+    return DType::F16;
 }
 
 bool use_more_bits(int i, int n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
@@ -218,4 +217,4 @@ DType Mixture::choose_mixture(const TensorFacts& tensor, DType type) {
     return type;
 }
 
-}  // namespace forge::quant
+}  // namespace forge::llm

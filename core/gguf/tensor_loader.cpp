@@ -1,0 +1,35 @@
+#include "core/gguf/tensor_loader.h"
+
+#include "core/error.h"
+#include "core/quant/quantize.h"
+
+#include <fmt/format.h>
+
+namespace forge::gguf {
+
+Tensor TensorLoader::raw(const std::string& name, const Shape& shape) const {
+    const TensorInfo* info = file_.find_tensor(name);
+    if (info == nullptr) throw FormatError(fmt::format("{}: tensor {} is missing", file_.source(), name));
+    if (info->shape() != shape) {
+        throw FormatError(fmt::format("{}: tensor {} has shape {}, expected {}", file_.source(), name,
+                                      info->shape().to_string(), shape.to_string()));
+    }
+    if (!quant::can_decode(info->dtype)) {
+        throw FormatError(fmt::format("{}: tensor {} has dtype {}, which forge cannot decode", file_.source(), name,
+                                      dtype_name(info->dtype)));
+    }
+    return file_.tensor(*info);
+}
+
+Tensor TensorLoader::vector_f32(const std::string& name, std::int64_t size) const {
+    const Tensor t = raw(name, Shape{size});
+    return t.dtype() == DType::F32 ? t : quant::dequantize(t);
+}
+
+Tensor TensorLoader::matrix(const std::string& name, std::int64_t rows, std::int64_t cols) const {
+    const Tensor t = raw(name, Shape{rows, cols});
+    const bool direct = t.dtype() == DType::F32 || t.dtype() == DType::F16 || quant::has_dot_kernel(t.dtype());
+    return direct ? t : quant::dequantize(t);
+}
+
+}  // namespace forge::gguf

@@ -1,0 +1,58 @@
+#include "core/infer/row_ops.h"
+
+#include "core/thread_pool.h"
+#include "kernels/backend.h"
+#include "kernels/binary.h"
+#include "kernels/norm.h"
+#include "kernels/unary.h"
+
+namespace forge::infer {
+
+namespace {
+std::size_t sz(std::int64_t n) { return static_cast<std::size_t>(n); }
+}  // namespace
+
+void rmsnorm_rows(std::span<const float> x, std::span<float> y, std::int64_t rows, std::int64_t width,
+                  std::span<const float> weight, float eps) {
+    ThreadPool::global().parallel_for(rows, 16, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t r = begin; r < end; ++r) {
+            kernels::active::rmsnorm(x.subspan(sz(r * width), sz(width)), weight, eps, y.subspan(sz(r * width), sz(width)));
+        }
+    });
+}
+
+void add_rows(std::span<float> y, std::span<const float> x) { kernels::active::binary(kernels::BinaryOp::Add, y, x, y); }
+
+void swiglu_rows(std::span<float> gate, std::span<const float> up, std::int64_t rows, std::int64_t width) {
+    ThreadPool::global().parallel_for(rows, 8, [&](std::int64_t begin, std::int64_t end) {
+        const auto g = gate.subspan(sz(begin * width), sz((end - begin) * width));
+        const auto u = up.subspan(sz(begin * width), g.size());
+        kernels::active::unary(kernels::UnaryOp::Silu, g, g);
+        kernels::active::binary(kernels::BinaryOp::Mul, g, u, g);
+    });
+}
+
+void rope_angles_rows(std::span<const std::int64_t> positions, const kernels::RopeFrequencies& frequencies,
+                      std::int64_t half, std::span<float> cos, std::span<float> sin) {
+    ThreadPool::global().parallel_for(static_cast<std::int64_t>(positions.size()), 16,
+                                      [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) {
+            kernels::active::rope_angles(static_cast<double>(positions[sz(i)]), frequencies,
+                                         cos.subspan(sz(i * half), sz(half)), sin.subspan(sz(i * half), sz(half)));
+        }
+    });
+}
+
+void rope_rows(std::span<float> rows, std::int64_t n_rows, std::int64_t n_heads, std::int64_t head_dim,
+               kernels::RopeMode mode, std::span<const float> cos, std::span<const float> sin, std::int64_t half) {
+    const std::int64_t width = n_heads * head_dim;
+    ThreadPool::global().parallel_for(n_rows, 16, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) {
+            const auto heads = rows.subspan(sz(i * width), sz(width));
+            kernels::active::rope(heads, head_dim, mode,
+                                  {cos.subspan(sz(i * half), sz(half)), sin.subspan(sz(i * half), sz(half))}, heads);
+        }
+    });
+}
+
+}  // namespace forge::infer

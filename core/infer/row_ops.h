@@ -1,0 +1,33 @@
+// The row-wise operations of a transformer forward pass on raw row-major buffers, split over
+// the thread pool by rows (each row's result depends only on that row): RMSNorm, the residual
+// add, SwiGLU, and RoPE at each row's own position.
+#pragma once
+
+#include "kernels/rope.h"
+
+#include <cstdint>
+#include <span>
+
+namespace forge::infer {
+
+// y = rmsnorm(x) * weight for each of `rows` rows of `width` values (in place when x is y).
+void rmsnorm_rows(std::span<const float> x, std::span<float> y, std::int64_t rows, std::int64_t width,
+                  std::span<const float> weight, float eps);
+
+// y += x, elementwise.
+void add_rows(std::span<float> y, std::span<const float> x);
+
+// gate = silu(gate) * up for `rows` rows of `width` values.
+void swiglu_rows(std::span<float> gate, std::span<const float> up, std::int64_t rows, std::int64_t width);
+
+// The RoPE angles of each row's position: cos and sin [positions.size(), n_rot / 2], computed
+// once per forward pass (double-precision sin/cos per pair: more work than the rotations) and
+// shared by every layer's q and k.
+void rope_angles_rows(std::span<const std::int64_t> positions, const kernels::RopeFrequencies& frequencies,
+                      std::int64_t half, std::span<float> cos, std::span<float> sin);
+
+// RoPE on `n_heads` heads of `head_dim` values in each row, row i with angles row i of cos/sin.
+void rope_rows(std::span<float> rows, std::int64_t n_rows, std::int64_t n_heads, std::int64_t head_dim,
+               kernels::RopeMode mode, std::span<const float> cos, std::span<const float> sin, std::int64_t half);
+
+}  // namespace forge::infer

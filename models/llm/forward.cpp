@@ -1,0 +1,167 @@
+#include "models/llm/forward.h"
+
+#include "core/error.h"
+#include "core/infer/row_ops.h"
+#include "core/quant/quantize.h"
+#include "core/thread_pool.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <utility>
+
+namespace forge::llm {
+
+namespace {
+
+using infer::BatchRow;
+
+std::size_t sz(std::int64_t n) { return static_cast<std::size_t>(n); }
+
+}  // namespace
+
+infer::KvCache make_kv_cache(const Model& model, std::int64_t n_slots, std::int64_t n_ctx, infer::KvType type) {
+    const Hparams& h = model.hparams();
+    return infer::KvCache({h.n_layer, n_slots, n_ctx, h.n_head_kv, h.head_dim}, type);
+}
+
+Forward::Forward(const Model& model, std::int64_t max_rows, const infer::KvCache& cache)
+    : model_(model),
+      h_(model.hparams()),
+      max_rows_(std::max<std::int64_t>(1, max_rows)),
+      act_scratch_(max_rows_, std::max({h_.n_embd, h_.q_width(), h_.n_ff})),
+      attention_scratch_(cache, {h_.n_head, h_.n_head_kv, h_.head_dim}, ThreadPool::global().size()) {
+    const auto batch = [&](std::int64_t width) { return std::vector<float>(sz(max_rows_ * width)); };
+    x_ = batch(h_.n_embd);
+    xn_ = batch(h_.n_embd);
+    proj_ = batch(h_.n_embd);
+    const std::int64_t attention_width = 2 * h_.q_width() + 2 * h_.kv_width(), ffn_width = 2 * h_.n_ff;
+    block_buffer_ = batch(std::max(attention_width, ffn_width));
+    // Carve consecutive [max_rows, width] views out of the block buffer.
+    const auto views = [&](std::initializer_list<std::pair<std::span<float>*, std::int64_t>> layout) {
+        std::size_t at = 0;
+        for (auto [view, width] : layout) {
+            *view = std::span(block_buffer_).subspan(at, sz(max_rows_ * width));
+            at += view->size();
+        }
+    };
+    views({{&q_, h_.q_width()}, {&k_, h_.kv_width()}, {&v_, h_.kv_width()}, {&attn_, h_.q_width()}});
+    views({{&gate_, h_.n_ff}, {&up_, h_.n_ff}});
+    positions_.resize(sz(max_rows_));
+    rope_cos_ = batch(h_.rope.n_rot / 2);
+    rope_sin_ = batch(h_.rope.n_rot / 2);
+    embed_row_.resize(dtype_bytes(model.weights().token_embd.dtype(), sz(h_.n_embd)));
+    slot_ends_.resize(sz(cache.n_slots()));
+    cache_ctx_ = cache.n_ctx();
+    cache_type_ = cache.type();
+}
+
+void Forward::check_rows(std::span<const BatchRow> rows, const infer::KvCache& cache, std::size_t logit_values) const {
+    check(!rows.empty(), "forward: no rows");
+    check(static_cast<std::int64_t>(rows.size()) <= max_rows_, "forward: {} rows, more than the {} it was made for",
+          rows.size(), max_rows_);
+    check(sz(cache.n_slots()) <= slot_ends_.size() && cache.n_ctx() <= cache_ctx_ && cache.type() == cache_type_,
+          "forward: made for caches of up to {} slots of {} positions of one type, not {} slots of {}",
+          slot_ends_.size(), cache_ctx_, cache.n_slots(), cache.n_ctx());
+    std::size_t wanted = 0;
+    for (const BatchRow& r : rows) wanted += r.wants_logits ? 1 : 0;
+    check(logit_values == wanted * sz(h_.n_vocab), "forward: {} logits do not hold {} rows of {}", logit_values, wanted,
+          h_.n_vocab);
+}
+
+void Forward::run(std::span<const BatchRow> rows, infer::KvCache& cache, std::span<float> logits) {
+    check_rows(rows, cache, logits.size());
+    for (std::int64_t s = 0; s < cache.n_slots(); ++s) slot_ends_[sz(s)] = cache.length(s);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const BatchRow& r = rows[i];
+        check(r.token >= 0 && r.token < h_.n_vocab, "token id {} at row {} is out of range [0, {})", r.token, i,
+              h_.n_vocab);
+        check(r.slot >= 0 && r.slot < cache.n_slots(), "row {}: slot {} is not one of the cache's {}", i, r.slot,
+              cache.n_slots());
+        check(r.position < cache.n_ctx(), "the context is full: position {} does not fit in a context of {}",
+              r.position, cache.n_ctx());
+        check(r.position == slot_ends_[sz(r.slot)], "row {}: slot {} continues at position {}, not {}", i, r.slot,
+              slot_ends_[sz(r.slot)], r.position);
+        ++slot_ends_[sz(r.slot)];
+        positions_[i] = r.position;
+    }
+    // The architecture: embedding -> n_layer x (attention, feed-forward) -> norm -> head.
+    const auto n = static_cast<std::int64_t>(rows.size());
+    embed(rows);
+    infer::rope_angles_rows(std::span(positions_).first(rows.size()),
+                            h_.rope.frequencies(model_.weights().rope_freq_divisors()), h_.rope.n_rot / 2, rope_cos_,
+                            rope_sin_);
+    for (std::int64_t layer = 0; layer < h_.n_layer; ++layer) {
+        attention_block(layer, rows, cache);
+        feed_forward_block(layer, n);
+    }
+    for (const BatchRow& r : rows) cache.commit(r.slot, r.position);
+    if (!logits.empty()) output_head(rows, logits);
+}
+
+// A tied head's table was interleaved for the output matmul and its file pages released;
+// reading rows from the interleaved copy keeps them released (each scattered read of the
+// mapping would fault a neighbourhood of pages back in).
+void Forward::embed(std::span<const BatchRow> rows) {
+    const ModelWeights& weights = model_.weights();
+    const Tensor& table = weights.token_embd;
+    const std::size_t row_bytes = dtype_bytes(table.dtype(), sz(h_.n_embd));
+    const infer::InterleavedWeights* packed = weights.tied_output ? weights.output.interleaved.get() : nullptr;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        std::span<const std::byte> bytes(table.raw_data() + sz(rows[i].token) * row_bytes, row_bytes);
+        if (packed) {
+            packed->copy_row(rows[i].token, embed_row_);
+            bytes = embed_row_;
+        }
+        quant::dequantize_bytes(table.dtype(), bytes, std::span(x_).subspan(i * sz(h_.n_embd), sz(h_.n_embd)));
+    }
+}
+
+// x += Wo · attention(rope(Wq·xn), rope(Wk·xn), Wv·xn), with xn = rmsnorm(x).
+void Forward::attention_block(std::int64_t layer, std::span<const BatchRow> rows, infer::KvCache& cache) {
+    const BlockWeights& w = model_.weights().blocks[sz(layer)];
+    const auto n = static_cast<std::int64_t>(rows.size());
+    infer::rmsnorm_rows(x_, xn_, n, h_.n_embd, w.attn_norm.span<float>(), h_.rms_eps);
+    const infer::LinearOutput qkv[] = {{&w.wq, q_}, {&w.wk, k_}, {&w.wv, v_}};
+    infer::linear_shared_input(qkv, xn_, n, act_scratch_);
+    if (h_.qk_norm) {  // qwen3 normalizes every head of q and k on its own
+        infer::rmsnorm_rows(q_, q_, n * h_.n_head, h_.head_dim, w.q_norm.span<float>(), h_.rms_eps);
+        infer::rmsnorm_rows(k_, k_, n * h_.n_head_kv, h_.head_dim, w.k_norm.span<float>(), h_.rms_eps);
+    }
+    const std::int64_t half = h_.rope.n_rot / 2;
+    infer::rope_rows(q_, n, h_.n_head, h_.head_dim, h_.rope.mode, rope_cos_, rope_sin_, half);
+    infer::rope_rows(k_, n, h_.n_head_kv, h_.head_dim, h_.rope.mode, rope_cos_, rope_sin_, half);
+    const auto kv = sz(h_.kv_width());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        cache.store(layer, rows[i].slot, rows[i].position, k_.subspan(i * kv, kv), v_.subspan(i * kv, kv));
+    }
+    infer::attention(cache, layer, rows, {h_.n_head, h_.n_head_kv, h_.head_dim}, q_, attn_, attention_scratch_);
+    infer::linear(w.wo, attn_, n, proj_, act_scratch_);
+    infer::add_rows(std::span(x_).first(sz(n * h_.n_embd)), std::span(proj_).first(sz(n * h_.n_embd)));
+}
+
+// x += W_down · (silu(W_gate · xn) * (W_up · xn)), with xn = rmsnorm(x): SwiGLU.
+void Forward::feed_forward_block(std::int64_t layer, std::int64_t n) {
+    const BlockWeights& w = model_.weights().blocks[sz(layer)];
+    infer::rmsnorm_rows(x_, xn_, n, h_.n_embd, w.ffn_norm.span<float>(), h_.rms_eps);
+    const infer::LinearOutput gate_up[] = {{&w.ffn_gate, gate_}, {&w.ffn_up, up_}};
+    infer::linear_shared_input(gate_up, xn_, n, act_scratch_);
+    infer::swiglu_rows(gate_, up_, n, h_.n_ff);
+    infer::linear(w.ffn_down, gate_, n, proj_, act_scratch_);
+    infer::add_rows(std::span(x_).first(sz(n * h_.n_embd)), std::span(proj_).first(sz(n * h_.n_embd)));
+}
+
+// logits = W_out · rmsnorm(x) for the rows that want them, gathered to the front of xn.
+void Forward::output_head(std::span<const BatchRow> rows, std::span<float> logits) {
+    const auto width = sz(h_.n_embd);
+    std::int64_t wanted = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (!rows[i].wants_logits) continue;
+        const auto x = std::span(x_).subspan(i * width, width);
+        infer::rmsnorm_rows(x, std::span(xn_).subspan(sz(wanted) * width, width), 1, h_.n_embd,
+                            model_.weights().output_norm.span<float>(), h_.rms_eps);
+        ++wanted;
+    }
+    infer::linear(model_.weights().output, std::span(xn_).first(sz(wanted) * width), wanted, logits, act_scratch_);
+}
+
+}  // namespace forge::llm

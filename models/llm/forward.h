@@ -1,0 +1,74 @@
+// The transformer forward pass of a llama-family model (llama, qwen2, qwen3) as a stateless
+// function of a batch and a KV cache: rows {token, position, slot, wants logits} in, logits
+// out for the rows that want them. Sequence state lives only in the cache (what each slot
+// holds); this object holds the activation buffers for up to max_rows rows, allocated once,
+// so a forward pass allocates nothing. Rows of different slots share every matrix product;
+// each row's logits are the same bits whatever else is in the batch (core/infer/linear.h).
+//
+// Built on the inference front-end (core/infer/): linear, attention, row ops, KV cache.
+#pragma once
+
+#include "core/infer/attention.h"
+#include "core/infer/batch.h"
+#include "core/infer/kv_cache.h"
+#include "core/infer/linear.h"
+#include "models/llm/model.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace forge::llm {
+
+// A KV cache shaped for `model`: n_slots sequences of n_ctx positions each.
+infer::KvCache make_kv_cache(const Model& model, std::int64_t n_slots, std::int64_t n_ctx, infer::KvType type);
+
+class Forward {
+public:
+    // Buffers for batches of up to max_rows rows against caches shaped like `cache`.
+    Forward(const Model& model, std::int64_t max_rows, const infer::KvCache& cache);
+    Forward(const Forward&) = delete;  // the activation views point into its own buffer
+    Forward& operator=(const Forward&) = delete;
+    Forward(Forward&&) noexcept = default;
+
+    std::int64_t max_rows() const { return max_rows_; }
+
+    // Run `rows` (at most max_rows), writing their keys and values into `cache`, and write
+    // the logits of the rows that want them, in batch order, into `logits`
+    // ([rows wanting logits, n_vocab]). Each slot's rows must continue where that slot ends
+    // (positions length, length + 1, ...). Throws before touching the cache for a token out
+    // of range, a position past the context or a gap.
+    void run(std::span<const infer::BatchRow> rows, infer::KvCache& cache, std::span<float> logits);
+
+private:
+    void check_rows(std::span<const infer::BatchRow> rows, const infer::KvCache& cache, std::size_t logit_values) const;
+    void embed(std::span<const infer::BatchRow> rows);
+    void attention_block(std::int64_t layer, std::span<const infer::BatchRow> rows, infer::KvCache& cache);
+    void feed_forward_block(std::int64_t layer, std::int64_t n);
+    void output_head(std::span<const infer::BatchRow> rows, std::span<float> logits);
+
+    const Model& model_;
+    const Hparams& h_;
+    std::int64_t max_rows_;
+    infer::ActivationScratch act_scratch_;
+    infer::AttentionScratch attention_scratch_;
+    // Activations, [max_rows, width] each.
+    std::vector<float> x_;       // the residual stream
+    std::vector<float> xn_;      // x normalized
+    std::vector<float> proj_;    // a projection back to n_embd, before it joins the residual
+    // q, k, v and the attention output live only inside the attention block, gate and up only
+    // inside the feed-forward block: the two sets are views of one buffer (less resident
+    // memory, as much as 24 KiB per batch row for a Qwen3-0.6B shape).
+    std::vector<float> block_buffer_;
+    std::span<float> q_, k_, v_;
+    std::span<float> attn_;      // attention output, before the output projection
+    std::span<float> gate_, up_;
+    std::vector<std::int64_t> positions_;        // [max_rows], this batch's positions
+    std::vector<float> rope_cos_, rope_sin_;     // [max_rows, n_rot / 2], their angles
+    std::vector<std::byte> embed_row_;           // one token_embd row, read from the interleaved head
+    std::vector<std::int64_t> slot_ends_;        // per slot: where this batch's next row must be
+    std::int64_t cache_ctx_;                     // the attention scratch holds this many positions
+    infer::KvType cache_type_;                   // ... of this storage (q8_0 widens into it)
+};
+
+}  // namespace forge::llm

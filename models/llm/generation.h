@@ -1,0 +1,79 @@
+// One request's decoding, independent of who runs the forward passes: from the logits after
+// each evaluated token it samples the next token (the request's own sampler), decides whether
+// to go on (end-of-generation token, stop string, max tokens), and turns the tokens into text
+// pieces that are safe to stream: whole UTF-8 characters, never any part of a stop string.
+// The single-sequence Generator (models/llm/generator.h) and the Scheduler
+// (models/llm/scheduler.h) both drive it.
+#pragma once
+
+#include "models/llm/sampler.h"
+#include "models/llm/stop_strings.h"
+#include "models/llm/tokenizer/token_stream_decoder.h"
+#include "models/llm/tokenizer/tokenizer.h"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace forge::llm {
+
+struct GenerationOptions {
+    SamplerOptions sampling;
+    std::int64_t max_tokens = -1;   // most tokens generated; < 0: until the end or the context is full
+    std::vector<std::string> stop;  // stop strings
+};
+
+enum class FinishReason {
+    EndOfGeneration,  // the model produced an end-of-generation token
+    StopString,
+    MaxTokens,
+    ContextFull,
+    Cancelled,
+};
+
+// "stop", "length", ... as OpenAI names them (stop for EndOfGeneration and StopString).
+const char* finish_reason_name(FinishReason reason);
+
+// Token counts and times of one request.
+struct GenerationStats {
+    std::int64_t prompt_tokens = 0;     // the whole prompt
+    std::int64_t cached_tokens = 0;     // of those, already in the KV cache (not evaluated)
+    std::int64_t generated_tokens = 0;  // tokens sampled and kept (EOG and stop tokens excluded)
+    double prompt_s = 0, generate_s = 0;
+    FinishReason finish = FinishReason::EndOfGeneration;
+};
+
+class Generation {
+public:
+    // `sampler` belongs to the caller (a chat keeps one across turns; a server request has its own).
+    Generation(const Tokenizer& tokenizer, const GenerationOptions& options, Sampler& sampler);
+
+    // The logits after the last evaluated token -> the next token to evaluate, or nothing when
+    // the generation is over (finished() says why). `piece` receives the text that is now safe
+    // to show (often empty: held back until a character or a possible stop string completes).
+    std::optional<std::int32_t> next(std::span<const float> logits, std::string& piece);
+    // End the generation early (context full, cancelled); `piece` receives the text held back,
+    // if the reason lets it be shown.
+    void finish(FinishReason reason, std::string& piece);
+
+    bool finished() const { return finish_.has_value(); }
+    FinishReason finish_reason() const { return finish_.value_or(FinishReason::EndOfGeneration); }
+    std::int64_t generated() const { return generated_; }
+    const std::vector<std::int32_t>& tokens() const { return tokens_; }  // generated so far
+
+private:
+    void end(FinishReason reason, std::string& piece);
+
+    const Tokenizer& tokenizer_;
+    std::int64_t max_tokens_;
+    Sampler& sampler_;
+    TokenStreamDecoder decoder_;
+    StopStrings stops_;
+    std::vector<std::int32_t> tokens_;
+    std::int64_t generated_ = 0;
+    std::optional<FinishReason> finish_;
+};
+
+}  // namespace forge::llm

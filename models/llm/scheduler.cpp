@@ -1,0 +1,291 @@
+#include "models/llm/scheduler.h"
+
+#include <algorithm>
+
+namespace forge::llm {
+
+namespace {
+
+std::size_t sz(std::int64_t n) { return static_cast<std::size_t>(n); }
+
+double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
+
+std::int64_t common_prefix(const std::vector<std::int32_t>& a, const std::vector<std::int32_t>& b) {
+    const auto [ia, ib] = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+    return static_cast<std::int64_t>(ia - a.begin());
+}
+
+}  // namespace
+
+bool RequestHandle::done() const {
+    std::lock_guard lock(mutex_);
+    return done_;
+}
+
+RequestResult RequestHandle::wait() const {
+    std::unique_lock lock(mutex_);
+    finished_.wait(lock, [&] { return done_; });
+    return result_;
+}
+
+void RequestHandle::complete(RequestResult result) {
+    {
+        std::lock_guard lock(mutex_);
+        result_ = std::move(result);
+        done_ = true;
+    }
+    finished_.notify_all();
+}
+
+Scheduler::Scheduler(const Model& model, const Tokenizer& tokenizer, const SchedulerOptions& options)
+    : model_(model),
+      tokenizer_(tokenizer),
+      options_(options),
+      cache_(make_kv_cache(model, options.n_slots, options.n_ctx, options.kv_type)),
+      forward_(model, std::max<std::int64_t>(options.n_batch, options.n_slots), cache_),
+      batch_(std::max<std::int64_t>(options.n_batch, options.n_slots)),
+      logits_(sz(options.n_slots * model.hparams().n_vocab)),
+      slots_(sz(options.n_slots)) {
+    check(options.n_batch > 0 && options.max_queue > 0, "scheduler: the batch and the queue must hold at least one");
+    for (Slot& slot : slots_) slot.tokens.reserve(sz(options.n_ctx));
+}
+
+Scheduler::~Scheduler() { stop(); }
+
+std::shared_ptr<RequestHandle> Scheduler::submit(Request request) {
+    auto handle = std::make_shared<RequestHandle>(std::move(request));
+    {
+        std::lock_guard lock(queue_mutex_);
+        if (static_cast<std::int64_t>(queue_.size()) >= options_.max_queue) {
+            throw QueueFull(fmt::format("the queue is full: {} requests are waiting for a slot (at most {})",
+                                        queue_.size(), options_.max_queue));
+        }
+        queue_.push_back(handle);
+    }
+    queue_changed_.notify_all();
+    return handle;
+}
+
+void Scheduler::start() {
+    check(!thread_.joinable(), "scheduler: already started");
+    stopping_ = false;
+    thread_ = std::thread([this] { loop(); });
+}
+
+void Scheduler::stop() {
+    {
+        std::lock_guard lock(queue_mutex_);
+        stopping_ = true;
+    }
+    queue_changed_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+void Scheduler::loop() {
+    while (true) {
+        if (step()) continue;
+        std::unique_lock lock(queue_mutex_);
+        queue_changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (stopping_) break;
+    }
+    // Whatever is still running or waiting ends as cancelled: no submitter waits forever.
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+        if (slots_[s].request) release(static_cast<std::int64_t>(s), FinishReason::Cancelled);
+    }
+    std::lock_guard lock(queue_mutex_);
+    for (auto& request : queue_) {
+        RequestResult result;
+        result.stats.finish = FinishReason::Cancelled;
+        request->complete(std::move(result));
+    }
+    queue_.clear();
+}
+
+bool Scheduler::step() {
+    admit_waiting();
+    fill_batch();
+    if (batch_.empty()) return false;
+    std::int64_t wanting = 0;
+    for (const infer::BatchRow& row : batch_.rows()) wanting += row.wants_logits ? 1 : 0;
+    const auto logits = std::span(logits_).first(sz(wanting * model_.hparams().n_vocab));
+    forward_.run(batch_.rows(), cache_, logits);
+    ++steps_;
+    hand_out(logits);
+    return true;
+}
+
+// Waiting requests take the free slots in order of arrival; a cancelled one ends unrun.
+void Scheduler::admit_waiting() {
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+        if (slots_[s].request && slots_[s].request->cancelled()) release(static_cast<std::int64_t>(s), FinishReason::Cancelled);
+    }
+    while (true) {
+        std::shared_ptr<RequestHandle> next;
+        {
+            std::lock_guard lock(queue_mutex_);
+            const bool free = std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.request; });
+            if (queue_.empty() || !free) return;
+            next = std::move(queue_.front());
+            queue_.pop_front();
+        }
+        admit(std::move(next));
+    }
+}
+
+// The idle slot sharing the longest prefix with `prompt` (at most all but its last token: that
+// one is evaluated for its logits), else the least recently used; `source` is a busy slot
+// whose longer prefix is worth copying, or -1.
+std::int64_t Scheduler::choose_slot(const std::vector<std::int32_t>& prompt, std::int64_t& cached,
+                                    std::int64_t& source) const {
+    const auto usable = static_cast<std::int64_t>(prompt.size()) - 1;
+    std::int64_t best = -1;
+    cached = 0;
+    source = -1;
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+        if (slots_[s].request) continue;
+        const std::int64_t shared = std::min(usable, common_prefix(slots_[s].tokens, prompt));
+        const bool better = best < 0 || shared > cached ||
+                            (shared == cached && slots_[s].last_used < slots_[sz(best)].last_used);
+        if (better) {
+            best = static_cast<std::int64_t>(s);
+            cached = shared;
+        }
+    }
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+        if (!slots_[s].request) continue;
+        // Only what the busy slot's cache already holds (its prompt may still be in progress).
+        const std::int64_t held = std::min<std::int64_t>(cache_.length(static_cast<std::int64_t>(s)),
+                                                         static_cast<std::int64_t>(slots_[s].tokens.size()));
+        const std::int64_t shared = std::min({usable, held, common_prefix(slots_[s].tokens, prompt)});
+        if (shared > cached) {
+            cached = shared;
+            source = static_cast<std::int64_t>(s);
+        }
+    }
+    return best;
+}
+
+void Scheduler::admit(std::shared_ptr<RequestHandle> handle) {
+    const Request& request = handle->request_;
+    const auto n_prompt = static_cast<std::int64_t>(request.prompt.size());
+    RequestResult failed;
+    if (handle->cancelled()) {
+        failed.stats.finish = FinishReason::Cancelled;
+        return handle->complete(std::move(failed));
+    }
+    if (n_prompt == 0 || n_prompt > options_.n_ctx) {
+        failed.error = n_prompt == 0 ? std::string("the prompt has no tokens")
+                                     : fmt::format("the prompt has {} tokens, more than the context of {} per slot",
+                                                   n_prompt, options_.n_ctx);
+        return handle->complete(std::move(failed));
+    }
+    std::int64_t cached = 0, source = -1;
+    const std::int64_t s = choose_slot(request.prompt, cached, source);
+    Slot& slot = slots_[sz(s)];
+    if (source >= 0) {
+        cache_.copy_prefix(source, s, cached);
+    } else {
+        cache_.truncate(s, cached);
+    }
+    slot.tokens.assign(request.prompt.begin(), request.prompt.begin() + cached);
+    slot.request = std::move(handle);
+    slot.prompt_done = sz(cached);
+    slot.pending.reset();
+    slot.sampler = std::make_unique<Sampler>(request.generation.sampling, model_.hparams().n_vocab);
+    for (std::int32_t id : request.prompt) slot.sampler->accept(id);
+    slot.generation = std::make_unique<Generation>(tokenizer_, request.generation, *slot.sampler);
+    slot.result = RequestResult{};
+    slot.result.slot = s;
+    slot.result.stats.prompt_tokens = n_prompt;
+    slot.result.stats.cached_tokens = cached;
+    if (request.generation.max_tokens >= 0) slot.result.text.reserve(sz(request.generation.max_tokens) * 8 + 64);
+    slot.piece.reserve(64);
+    slot.started = Clock::now();
+}
+
+// One decode row per generating slot first (their latency matters most), then prompt chunks
+// in slot order within what is left of the budget.
+void Scheduler::fill_batch() {
+    batch_.clear();
+    const std::int64_t budget = std::max<std::int64_t>(options_.n_batch, options_.n_slots);
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+        Slot& slot = slots_[s];
+        if (!slot.request || !slot.pending) continue;
+        batch_.add({*slot.pending, static_cast<std::int64_t>(slot.tokens.size()), static_cast<std::int64_t>(s), true});
+        slot.tokens.push_back(*slot.pending);
+        slot.pending.reset();
+    }
+    for (std::size_t s = 0; s < slots_.size() && batch_.size() < budget; ++s) {
+        Slot& slot = slots_[s];
+        if (!slot.request) continue;
+        const std::vector<std::int32_t>& prompt = slot.request->request_.prompt;
+        while (slot.prompt_done < prompt.size() && batch_.size() < budget) {
+            const bool last = slot.prompt_done + 1 == prompt.size();
+            batch_.add({prompt[slot.prompt_done], static_cast<std::int64_t>(slot.tokens.size()),
+                        static_cast<std::int64_t>(s), last});
+            slot.tokens.push_back(prompt[slot.prompt_done]);
+            ++slot.prompt_done;
+        }
+    }
+}
+
+// Each row that wanted logits belongs to a different slot: sample its next token.
+void Scheduler::hand_out(std::span<const float> logits) {
+    const auto n_vocab = sz(model_.hparams().n_vocab);
+    std::size_t at = 0;
+    for (const infer::BatchRow& row : batch_.rows()) {
+        if (!row.wants_logits) continue;
+        advance(row.slot, logits.subspan(at * n_vocab, n_vocab));
+        ++at;
+    }
+}
+
+void Scheduler::advance(std::int64_t s, std::span<const float> logits) {
+    Slot& slot = slots_[sz(s)];
+    slot.last_used = steps_;
+    if (slot.prompt_read == Clock::time_point{}) slot.prompt_read = Clock::now();  // its first logits
+    const std::optional<std::int32_t> id = slot.generation->next(logits, slot.piece);
+    bool go_on = true;
+    if (!slot.piece.empty()) {
+        slot.result.text += slot.piece;
+        if (slot.request->request_.sink) go_on = slot.request->request_.sink(slot.piece);
+    }
+    if (!id) return release(s, std::nullopt);
+    if (!go_on || slot.request->cancelled()) return release(s, FinishReason::Cancelled);
+    if (static_cast<std::int64_t>(slot.tokens.size()) >= options_.n_ctx) return release(s, FinishReason::ContextFull);
+    slot.pending = *id;
+}
+
+// The request is over (`reason`, or why its Generation ended): it gets its result; the slot
+// keeps its cached tokens for the next request's prefix.
+void Scheduler::release(std::int64_t s, std::optional<FinishReason> reason) {
+    Slot& slot = slots_[sz(s)];
+    if (reason) {
+        slot.generation->finish(*reason, slot.piece);
+        if (!slot.piece.empty()) {
+            slot.result.text += slot.piece;
+            if (slot.request->request_.sink && *reason != FinishReason::Cancelled) slot.request->request_.sink(slot.piece);
+        }
+    }
+    // Keep only what the cache really holds: a token sampled but never evaluated is not there.
+    slot.tokens.resize(sz(std::min<std::int64_t>(cache_.length(s), static_cast<std::int64_t>(slot.tokens.size()))));
+    const Clock::time_point now = Clock::now();
+    GenerationStats& stats = slot.result.stats;
+    stats.generated_tokens = slot.generation->generated();
+    stats.finish = slot.generation->finish_reason();
+    const bool read = slot.prompt_read != Clock::time_point{};
+    stats.prompt_s = seconds_between(slot.started, read ? slot.prompt_read : now);
+    stats.generate_s = read ? seconds_between(slot.prompt_read, now) : 0.0;
+    slot.result.tokens = slot.generation->tokens();
+    slot.request->complete(std::move(slot.result));
+    slot.request.reset();
+    slot.pending.reset();
+    slot.generation.reset();
+    slot.sampler.reset();
+    slot.prompt_read = {};
+    slot.last_used = steps_;
+}
+
+}  // namespace forge::llm
