@@ -1,5 +1,6 @@
-// `forge train <task>`: train a model from scratch. The one task so far is `spirals`, the
-// two-spirals classifier (models/spirals/), trained by gradients or evolution strategies.
+// `forge train <task>`: train a model from scratch: `spirals`, the two-spirals classifier
+// (models/spirals/), trained by gradients or evolution strategies; `tokenizer` (its own file,
+// train_tokenizer.cpp).
 #include "app/commands.h"
 #include "models/spirals/spirals_train.h"
 
@@ -61,6 +62,8 @@ void add_train_command(CLI::App& forge, CommandTable& commands) {
     spirals->add_option("--seed", args->seed, "Seed of the data and the initialization")->capture_default_str();
     spirals->add_flag("--json", args->json, "Print one JSON object with the final accuracy and loss");
     commands.add(spirals, [args] { return run_spirals(*args); });
+
+    add_train_tokenizer_command(*train, commands);
 }
 
 }  // namespace forge::app
