@@ -80,8 +80,15 @@ DType fallback_for(DType t) {
         case DType::Q4_K: return DType::Q5_0;
         case DType::Q5_K: return DType::Q5_1;
         case DType::Q6_K: return DType::Q8_0;
-        default: return DType::F16;
+        // Every other type falls back to f16 (llama.cpp's default case).
+        case DType::F32: case DType::F16: case DType::BF16: case DType::F64: case DType::I8: case DType::I16:
+        case DType::I32: case DType::I64: case DType::U8:
+        case DType::Q4_0: case DType::Q4_1: case DType::Q5_0: case DType::Q5_1: case DType::Q8_0: case DType::Q8_1:
+        case DType::Q8_K: case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ3_XXS: case DType::IQ1_S:
+        case DType::IQ4_NL: case DType::IQ3_S: case DType::IQ2_S: case DType::IQ4_XS: case DType::IQ1_M:
+        case DType::MXFP4: return DType::F16;
     }
+    return DType::F16;
 }
 
 bool use_more_bits(int i, int n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
