@@ -10,7 +10,7 @@
 #include "core/buffer_pool.h"
 #include "core/ops/binary.h"
 #include "core/ops/conv1d.h"
-#include "core/ops/copy.h"
+#include "core/tensor_copy.h"
 #include "core/ops/matmul.h"
 #include "core/ops/softmax.h"
 #include "core/ops/unary.h"

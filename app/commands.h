@@ -49,5 +49,7 @@ void add_tokenize_command(CLI::App& forge, CommandTable& commands);
 void add_train_command(CLI::App& forge, CommandTable& commands);
 // Called by add_train_command: `forge train gpt`.
 void add_train_gpt_command(CLI::App& train, CommandTable& commands);
+// Called by add_train_command: `forge train tokenizer`.
+void add_train_tokenizer_command(CLI::App& train, CommandTable& commands);
 
 }  // namespace forge::app

@@ -1,6 +1,6 @@
 #include "core/tensor.h"
 
-#include "core/ops/copy.h"
+#include "core/tensor_copy.h"
 #include "kernels/half.h"
 
 #include <cstring>

@@ -1,8 +1,10 @@
-// The kernel backend chosen at build time (meson option `kernel_backend`).
+// The kernel backend chosen at build time (meson option `kernel_backend`; meson reserves the
+// plain name `backend` for itself).
 //
-// Every kernel exists in namespace forge::kernels::scalar (plain loops: the executable
+// A kernel exists in namespace forge::kernels::scalar (plain loops: the executable
 // specification) and, in a simd build, in forge::kernels::simd (xsimd, tuned for the build's
-// instruction set) with the same signature. The op front-end in core/ calls
+// instruction set) with the same signature; docs/ARCHITECTURE.md lists the few that exist once
+// and why. The op front-end in core/ calls
 // forge::kernels::active::<kernel>, an alias for one of the two, so the choice costs nothing
 // at run time. Tests call both namespaces directly and compare them.
 #pragma once

@@ -10,15 +10,19 @@
 
 namespace forge::kernels {
 
+// Spelled as kernels/unary.h spells the functions both have (Tanh, Sigmoid, Silu, Relu), and
+// computed by the same definitions (kernels/scalar/activation_math.h, simd/vector_math.h).
+// NAM's set is its own enum because it carries parameters (LeakyRelu, LeakyHardtanh) and has
+// no derivative kernel; the file names ("ReLU", "SiLU", ...) map onto it in models/nam.
 enum class NamActivation {
     Identity,
     Tanh,           // exact tanh
     FastTanh,       // Core's rational approximation (fast_tanh), opt-in
     Hardtanh,       // clamp(x, -1, 1)
-    ReLU,
-    LeakyReLU,      // x > 0 ? x : negative_slope * x (PReLU runs this per channel)
+    Relu,           // x > 0 ? x : 0
+    LeakyRelu,      // x > 0 ? x : negative_slope * x (PReLU runs this per channel)
     Sigmoid,        // 1 / (1 + exp(-x))
-    SiLU,           // x * sigmoid(x)
+    Silu,           // x * sigmoid(x)
     Hardswish,      // x * clamp(x + 3, 0, 6) / 6
     LeakyHardtanh,  // identity on [min_val, max_val], slopes min_slope / max_slope outside
     Softsign,       // x / (1 + |x|)

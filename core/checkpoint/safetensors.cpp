@@ -24,8 +24,13 @@ const char* safetensors_dtype(DType dtype) {
         case DType::I32: return "I32";
         case DType::I64: return "I64";
         case DType::U8: return "U8";
-        default: fail("safetensors cannot store dtype {}", dtype_name(dtype));
+        case DType::Q4_0: case DType::Q4_1: case DType::Q5_0: case DType::Q5_1: case DType::Q8_0: case DType::Q8_1:
+        case DType::Q2_K: case DType::Q3_K: case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::Q8_K:
+        case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ3_XXS: case DType::IQ1_S: case DType::IQ4_NL:
+        case DType::IQ3_S: case DType::IQ2_S: case DType::IQ4_XS: case DType::IQ1_M: case DType::TQ1_0:
+        case DType::TQ2_0: case DType::MXFP4: break;  // block formats
     }
+    fail("safetensors cannot store dtype {}", dtype_name(dtype));
 }
 
 DType dtype_from_safetensors(const std::string& name, const std::string& tensor) {

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/ops/check_f32.h"
 #include "kernels/backend.h"
+#include "kernels/lstm_cell.h"
 #include "kernels/matmul.h"
 
 #include <algorithm>
@@ -32,8 +33,6 @@ Sizes check_operands(const Tensor& x, const Tensor& w, const Tensor& b, const Te
     check(b.shape() == Shape{s.gates()}, "lstm_sequence: b must be [{}], got {}", s.gates(), b.shape().to_string());
     return s;
 }
-
-float sigmoid(float z) { return 1.0f / (1.0f + std::exp(-z)); }
 
 // out[m, n] = a[m, k] · b[k, n] through the active matmul kernel, one block on this thread.
 void multiply(std::int64_t m, std::int64_t n, std::int64_t k, kernels::MatrixView<float> a,
@@ -68,20 +67,17 @@ LstmSequence lstm_sequence(const Tensor& x_in, const Tensor& w_in, const Tensor&
         // z[B, 4H] = [x_t, h_{t-1}] · Wᵀ  (Wᵀ(p, j) = w[j·C + p])
         float* z = gates + t * B * G;
         multiply(B, G, C, {xh, C, 1}, {ws, 1, C}, z, scratch);
-        const float* c_prev = cells + t * B * H;
-        float* c_now = cells + (t + 1) * B * H;
+        // The cell's nonlinearity (kernels/lstm_cell.h) row by row: the gates are kept
+        // activated for the backward pass, c_t is written over a copy of c_{t-1}.
+        std::memcpy(cells + (t + 1) * B * H, cells + t * B * H, static_cast<std::size_t>(B * H) * sizeof(float));
         for (std::int64_t i = 0; i < B; ++i) {
             float* zi = z + i * G;
+            for (std::int64_t j = 0; j < G; ++j) zi[j] += bs[j];
+            float* c_now = cells + ((t + 1) * B + i) * H;
             float* out = states + (i * T + t) * 2 * H;
-            for (std::int64_t k = 0; k < H; ++k) {
-                const float in = sigmoid(zi[k] + bs[k]), forget = sigmoid(zi[H + k] + bs[H + k]);
-                const float cand = std::tanh(zi[2 * H + k] + bs[2 * H + k]), o = sigmoid(zi[3 * H + k] + bs[3 * H + k]);
-                zi[k] = in, zi[H + k] = forget, zi[2 * H + k] = cand, zi[3 * H + k] = o;
-                const float c = forget * c_prev[i * H + k] + in * cand;
-                c_now[i * H + k] = c;
-                out[k] = o * std::tanh(c);
-                out[H + k] = c;
-            }
+            kernels::active::lstm_cell({zi, static_cast<std::size_t>(G)}, {c_now, static_cast<std::size_t>(H)},
+                                       {out, static_cast<std::size_t>(H)}, /*fast=*/false);
+            std::memcpy(out + H, c_now, static_cast<std::size_t>(H) * sizeof(float));
         }
     }
     return r;

@@ -1,19 +1,11 @@
 #include "kernels/nam_activation.h"
 
+#include "kernels/scalar/activation_math.h"
+
 #include <cmath>
 
 namespace forge::kernels::scalar {
 namespace {
-
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-
-// Core's fast_tanh (NAM/activations.h): a rational fit, max error about 2e-4.
-float fast_tanh(float x) {
-    const float ax = std::fabs(x);
-    const float x2 = x * x;
-    return x * (2.45550750702956f + 2.45550750702956f * ax + (0.893229853513558f + 0.821226666969744f * ax) * x2) /
-           (2.44506634652299f + (2.44506634652299f + x2) * std::fabs(x + 0.814642734961073f * x * ax));
-}
 
 float leaky_hardtanh(float x, const NamActivationParams& p) {
     if (x < p.min_val) return (x - p.min_val) * p.min_slope + p.min_val;
@@ -40,12 +32,12 @@ void nam_activation(NamActivation op, const NamActivationParams& p, std::span<fl
         case NamActivation::Tanh: map(x, [](float v) { return std::tanh(v); }); return;
         case NamActivation::FastTanh: map(x, fast_tanh); return;
         case NamActivation::Hardtanh: map(x, [](float v) { return v < -1.0f ? -1.0f : (v > 1.0f ? 1.0f : v); }); return;
-        case NamActivation::ReLU: map(x, [](float v) { return v > 0.0f ? v : 0.0f; }); return;
-        case NamActivation::LeakyReLU:
+        case NamActivation::Relu: map(x, [](float v) { return v > 0.0f ? v : 0.0f; }); return;
+        case NamActivation::LeakyRelu:
             map(x, [s = p.negative_slope](float v) { return v > 0.0f ? v : s * v; });
             return;
         case NamActivation::Sigmoid: map(x, sigmoid); return;
-        case NamActivation::SiLU: map(x, [](float v) { return v * sigmoid(v); }); return;
+        case NamActivation::Silu: map(x, [](float v) { return v * sigmoid(v); }); return;
         case NamActivation::Hardswish: map(x, hardswish); return;
         case NamActivation::LeakyHardtanh: map(x, [&p](float v) { return leaky_hardtanh(v, p); }); return;
         case NamActivation::Softsign: map(x, [](float v) { return v / (1.0f + std::fabs(v)); }); return;

@@ -1,5 +1,7 @@
 #include "kernels/unary.h"
 
+#include "kernels/scalar/activation_math.h"
+
 #include <cmath>
 
 namespace forge::kernels::scalar {
@@ -18,8 +20,6 @@ float gelu_tanh(float x) {
 }
 
 float gelu_erf(float x) { return 0.5f * x * std::erfc(-x * kInvSqrt2); }
-
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 template <typename F>
 void map(std::span<const float> x, std::span<float> y, F f) {

@@ -1,6 +1,8 @@
 // The executable specification of the activation derivatives (see kernels/unary_grad.h).
 #include "kernels/unary_grad.h"
 
+#include "kernels/scalar/activation_math.h"
+
 #include <cmath>
 #include <cstddef>
 
@@ -11,8 +13,6 @@ constexpr float kSqrt2OverPi = 0.79788456080286535588f;
 constexpr float kInvSqrt2 = 0.70710678118654752440f;
 constexpr float kInvSqrt2Pi = 0.39894228040143267794f;
 constexpr float kGeluCubic = 0.044715f;
-
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 float derivative(UnaryOp op, float x) {
     switch (op) {

@@ -7,9 +7,7 @@
 
 namespace forge::kernels::simd {
 
-[[gnu::always_inline]] inline Batch nam_sigmoid(Batch x) { return Batch(1.0f) / (Batch(1.0f) + xsimd::exp(-x)); }
-
-// Core's fast_tanh, lane-wise (see kernels/scalar/nam_activation.cpp).
+// Core's fast_tanh, lane-wise (see kernels/scalar/activation_math.h).
 [[gnu::always_inline]] inline Batch nam_fast_tanh(Batch x) {
     const Batch ax = xsimd::abs(x);
     const Batch x2 = x * x;
@@ -18,6 +16,11 @@ namespace forge::kernels::simd {
     const Batch den = Batch(2.44506634652299f) +
                       (Batch(2.44506634652299f) + x2) * xsimd::abs(x + Batch(0.814642734961073f) * x * ax);
     return num / den;
+}
+
+// Core's fast_sigmoid, lane-wise: (fast_tanh(x / 2) + 1) / 2.
+[[gnu::always_inline]] inline Batch nam_fast_sigmoid(Batch x) {
+    return Batch(0.5f) * (nam_fast_tanh(x * Batch(0.5f)) + Batch(1.0f));
 }
 
 inline Batch nam_clamp(Batch x, float low, float high) { return xsimd::min(xsimd::max(x, Batch(low)), Batch(high)); }
@@ -67,12 +70,12 @@ template <typename Body>
         case NamActivation::Tanh: body([](Batch v) { return nam_tanh(v); }); return;
         case NamActivation::FastTanh: body([](Batch v) { return nam_fast_tanh(v); }); return;
         case NamActivation::Hardtanh: body([](Batch v) { return nam_clamp(v, -1.0f, 1.0f); }); return;
-        case NamActivation::ReLU: body([](Batch v) { return xsimd::select(v > Batch(0.0f), v, Batch(0.0f)); }); return;
-        case NamActivation::LeakyReLU:
+        case NamActivation::Relu: body([](Batch v) { return xsimd::select(v > Batch(0.0f), v, Batch(0.0f)); }); return;
+        case NamActivation::LeakyRelu:
             body([s = p.negative_slope](Batch v) { return xsimd::select(v > Batch(0.0f), v, Batch(s) * v); });
             return;
-        case NamActivation::Sigmoid: body([](Batch v) { return nam_sigmoid(v); }); return;
-        case NamActivation::SiLU: body([](Batch v) { return v * nam_sigmoid(v); }); return;
+        case NamActivation::Sigmoid: body([](Batch v) { return sigmoid(v); }); return;
+        case NamActivation::Silu: body([](Batch v) { return v * sigmoid(v); }); return;
         case NamActivation::Hardswish:
             body([](Batch v) { return v * nam_clamp(v + Batch(3.0f), 0.0f, 6.0f) * Batch(1.0f / 6.0f); });
             return;

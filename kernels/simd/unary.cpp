@@ -9,8 +9,6 @@ constexpr float kSqrt2OverPi = 0.79788456080286535588f;
 constexpr float kInvSqrt2 = 0.70710678118654752440f;
 
 // The same cancellation-free forms as the scalar kernels (see kernels/scalar/unary.cpp).
-Batch sigmoid(Batch x) { return Batch(1.0f) / (Batch(1.0f) + xsimd::exp(-x)); }
-
 Batch gelu_tanh(Batch x) {
     const Batch u = kSqrt2OverPi * xsimd::fma(Batch(0.044715f) * x, x * x, x);
     return x / (Batch(1.0f) + xsimd::exp(Batch(-2.0f) * u));

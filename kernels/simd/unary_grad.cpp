@@ -11,8 +11,6 @@ constexpr float kInvSqrt2 = 0.70710678118654752440f;
 constexpr float kInvSqrt2Pi = 0.39894228040143267794f;
 constexpr float kGeluCubic = 0.044715f;
 
-Batch sigmoid(Batch x) { return Batch(1.0f) / (Batch(1.0f) + xsimd::exp(-x)); }
-
 Batch derivative(UnaryOp op, Batch x) {
     const Batch one(1.0f), half(0.5f), zero(0.0f);
     switch (op) {

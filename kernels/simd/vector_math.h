@@ -73,6 +73,10 @@ inline Batch erfc(Batch z) {
     return xsimd::select(far, tail, near);
 }
 
+// 1 / (1 + exp(-x)): the one simd sigmoid (unary, its derivative, NAM's activations, the
+// LSTM cell), as kernels/scalar/activation_math.h is the one scalar sigmoid.
+[[gnu::always_inline]] inline Batch sigmoid(Batch x) { return Batch(1.0f) / (Batch(1.0f) + xsimd::exp(-x)); }
+
 // Horizontal sum and max of one batch.
 inline float sum_lanes(Batch v) { return xsimd::hadd(v); }
 inline float max_lanes(Batch v) {

@@ -76,10 +76,19 @@ bool allows_quantization(const TensorFacts& t) {
 // tensor_type_fallback: the block-32 type each block-256 type gives way to.
 // (A lookup over a few types, not a switch: switches over DType list every type.)
 DType fallback_for(DType t) {
-    if (t == DType::Q2_K || t == DType::Q3_K || t == DType::TQ1_0 || t == DType::TQ2_0) return DType::Q4_0;
-    if (t == DType::Q4_K) return DType::Q5_0;
-    if (t == DType::Q5_K) return DType::Q5_1;
-    if (t == DType::Q6_K) return DType::Q8_0;
+    switch (t) {
+        case DType::Q2_K: case DType::Q3_K: case DType::TQ1_0: case DType::TQ2_0: return DType::Q4_0;
+        case DType::Q4_K: return DType::Q5_0;
+        case DType::Q5_K: return DType::Q5_1;
+        case DType::Q6_K: return DType::Q8_0;
+        // Every other type falls back to f16 (llama.cpp's default case).
+        case DType::F32: case DType::F16: case DType::BF16: case DType::F64: case DType::I8: case DType::I16:
+        case DType::I32: case DType::I64: case DType::U8:
+        case DType::Q4_0: case DType::Q4_1: case DType::Q5_0: case DType::Q5_1: case DType::Q8_0: case DType::Q8_1:
+        case DType::Q8_K: case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ3_XXS: case DType::IQ1_S:
+        case DType::IQ4_NL: case DType::IQ3_S: case DType::IQ2_S: case DType::IQ4_XS: case DType::IQ1_M:
+        case DType::MXFP4: return DType::F16;
+    }
     return DType::F16;
 }
 

@@ -13,9 +13,9 @@ const std::map<std::string, NamActivation>& names() {
     // "PReLU" is LeakyReLU with per-channel slopes (its single-slope default is 0.01, as Core's).
     static const std::map<std::string, NamActivation> table = {
         {"Tanh", NamActivation::Tanh},          {"Fasttanh", NamActivation::FastTanh},
-        {"Hardtanh", NamActivation::Hardtanh},  {"ReLU", NamActivation::ReLU},
-        {"LeakyReLU", NamActivation::LeakyReLU}, {"PReLU", NamActivation::LeakyReLU},
-        {"Sigmoid", NamActivation::Sigmoid},    {"SiLU", NamActivation::SiLU},
+        {"Hardtanh", NamActivation::Hardtanh},  {"ReLU", NamActivation::Relu},
+        {"LeakyReLU", NamActivation::LeakyRelu}, {"PReLU", NamActivation::LeakyRelu},
+        {"Sigmoid", NamActivation::Sigmoid},    {"SiLU", NamActivation::Silu},
         {"Hardswish", NamActivation::Hardswish}, {"LeakyHardtanh", NamActivation::LeakyHardtanh},
         {"LeakyHardTanh", NamActivation::LeakyHardtanh}, {"Softsign", NamActivation::Softsign},
     };

@@ -1,22 +1,12 @@
 #include "models/nam/lstm.h"
 
-#include <fmt/format.h>
+#include "kernels/backend.h"
+#include "kernels/lstm_cell.h"
 
-#include <cmath>
+#include <fmt/format.h>
 
 namespace forge::nam {
 namespace {
-
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-
-// Core's fast_tanh and fast_sigmoid (NAM/activations.h), used when fast tanh is on.
-float fast_tanh(float x) {
-    const float ax = std::fabs(x);
-    const float x2 = x * x;
-    return x * (2.45550750702956f + 2.45550750702956f * ax + (0.893229853513558f + 0.821226666969744f * ax) * x2) /
-           (2.44506634652299f + (2.44506634652299f + x2) * std::fabs(x + 0.814642734961073f * x * ax));
-}
-float fast_sigmoid(float x) { return 0.5f * (fast_tanh(x * 0.5f) + 1.0f); }
 
 std::vector<float> read(WeightCursor& weights, std::size_t n, std::string_view what) {
     const auto w = weights.take(n, what);
@@ -80,20 +70,9 @@ void Lstm::step(Cell& cell, const float* x) noexcept {
         for (int j = 0; j < cols; ++j) sum += w[j] * cell.xh[j];
         cell.gates[r] = sum + cell.b[r];
     }
-    const float* i = cell.gates.data();
-    const float* f = i + h;
-    const float* g = i + 2 * h;
-    const float* o = i + 3 * h;
-    float* hidden = cell.xh.data() + cell.input_size;
-    for (int k = 0; k < h; ++k) {
-        if (fast_) {
-            cell.c[k] = fast_sigmoid(f[k]) * cell.c[k] + fast_sigmoid(i[k]) * fast_tanh(g[k]);
-            hidden[k] = fast_sigmoid(o[k]) * fast_tanh(cell.c[k]);
-        } else {
-            cell.c[k] = sigmoid(f[k]) * cell.c[k] + sigmoid(i[k]) * std::tanh(g[k]);
-            hidden[k] = sigmoid(o[k]) * std::tanh(cell.c[k]);
-        }
-    }
+    // The new hidden state goes straight into [x, h] for the next step (and the next layer).
+    kernels::active::lstm_cell(cell.gates, cell.c, {cell.xh.data() + cell.input_size, static_cast<std::size_t>(h)},
+                               fast_);
 }
 
 void Lstm::process(ConstSignal in, Signal out, int frames) noexcept {

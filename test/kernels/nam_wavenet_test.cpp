@@ -113,12 +113,12 @@ TEST(NamWaveNetLayerSimd, MatchesScalar) {
             }
         }
     }
-    expect_simd_matches_scalar(8, 4, 2, 6, 7, 64, NamGating::None, false, true, NamActivation::LeakyReLU);
-    expect_simd_matches_scalar(16, 16, 1, 15, 13, 33, NamGating::None, true, true, NamActivation::ReLU);
+    expect_simd_matches_scalar(8, 4, 2, 6, 7, 64, NamGating::None, false, true, NamActivation::LeakyRelu);
+    expect_simd_matches_scalar(16, 16, 1, 15, 13, 33, NamGating::None, true, true, NamActivation::Relu);
     expect_simd_matches_scalar(3, 2, 3, 1, 1, 64, NamGating::Gated, false, false, NamActivation::Softsign);
     // Both halves in one register tile (rows <= 16) and spread over several (rows > 16).
     expect_simd_matches_scalar(12, 6, 1, 3, 2, 64, NamGating::Blended, true, true, NamActivation::FastTanh);
-    expect_simd_matches_scalar(10, 10, 2, 3, 5, 50, NamGating::Gated, true, true, NamActivation::SiLU);
+    expect_simd_matches_scalar(10, 10, 2, 3, 5, 50, NamGating::Gated, true, true, NamActivation::Silu);
 }
 #endif
 

@@ -31,18 +31,7 @@ const OwnedGguf& qwen3() {
 }
 
 void expect_matches_llama_cpp(const Tokenizer& tokenizer, const std::string& golden_name) {
-    static const auto goldens = test::read_json(test::data_path("expected_ids.json"));
-    ASSERT_TRUE(goldens.contains(golden_name)) << golden_name;
-    int checked = 0;
-    for (const auto& entry : goldens[golden_name]) {
-        const auto text = entry["text"].get<std::string>();
-        EXPECT_EQ(tokenizer.encode(text, false, false), entry["no_special"].get<std::vector<std::int32_t>>())
-            << golden_name << " parse_special=false: " << text;
-        EXPECT_EQ(tokenizer.encode(text, false, true), entry["special"].get<std::vector<std::int32_t>>())
-            << golden_name << " parse_special=true: " << text;
-        ++checked;
-    }
-    EXPECT_GT(checked, 40);
+    EXPECT_GT(test::expect_matches_llama_cpp(tokenizer, "expected_ids.json", golden_name), 40);
 }
 
 TEST(Tokenizer, Qwen2PreTokenizerMatchesLlamaCppOnQwen3Vocab) {

@@ -14,8 +14,8 @@ namespace forge::kernels {
 namespace {
 
 const NamActivation kAll[] = {NamActivation::Identity,  NamActivation::Tanh,      NamActivation::FastTanh,
-                              NamActivation::Hardtanh,  NamActivation::ReLU,      NamActivation::LeakyReLU,
-                              NamActivation::Sigmoid,   NamActivation::SiLU,      NamActivation::Hardswish,
+                              NamActivation::Hardtanh,  NamActivation::Relu,      NamActivation::LeakyRelu,
+                              NamActivation::Sigmoid,   NamActivation::Silu,      NamActivation::Hardswish,
                               NamActivation::LeakyHardtanh, NamActivation::Softsign};
 
 std::vector<float> inputs(std::size_t n) {
@@ -33,10 +33,10 @@ double reference(NamActivation op, const NamActivationParams& p, double x) {
         case NamActivation::Tanh: return std::tanh(x);
         case NamActivation::FastTanh: return std::tanh(x);  // an approximation: checked loosely
         case NamActivation::Hardtanh: return std::clamp(x, -1.0, 1.0);
-        case NamActivation::ReLU: return std::max(x, 0.0);
-        case NamActivation::LeakyReLU: return x > 0 ? x : p.negative_slope * x;
+        case NamActivation::Relu: return std::max(x, 0.0);
+        case NamActivation::LeakyRelu: return x > 0 ? x : p.negative_slope * x;
         case NamActivation::Sigmoid: return s;
-        case NamActivation::SiLU: return x * s;
+        case NamActivation::Silu: return x * s;
         case NamActivation::Hardswish: return x * std::clamp(x + 3, 0.0, 6.0) / 6;
         case NamActivation::LeakyHardtanh:
             return x < p.min_val ? (x - p.min_val) * p.min_slope + p.min_val

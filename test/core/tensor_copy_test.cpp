@@ -1,6 +1,6 @@
 // Copies through the op front-end: transposes and permutes made contiguous, split across
 // threads, for 4- and 2-byte elements.
-#include "core/ops/copy.h"
+#include "core/tensor_copy.h"
 
 #include "core/thread_pool.h"
 

@@ -1,4 +1,6 @@
-// Copies: materialize a strided view contiguously, and convert between dtypes.
+// Copies: materialize a strided view contiguously, and convert between dtypes. These are
+// what Tensor::contiguous(), clone() and to() are made of, so they sit beside the tensor in
+// core/ rather than with the ops in core/ops/ (which build on Tensor): no include points up.
 #pragma once
 
 #include "core/tensor.h"

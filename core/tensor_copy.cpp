@@ -1,4 +1,4 @@
-#include "core/ops/copy.h"
+#include "core/tensor_copy.h"
 
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
@@ -76,7 +76,13 @@ void visit_storage_type(DType dtype, F&& f) {
         case DType::I32: f(std::int32_t{}); return;
         case DType::I64: f(std::int64_t{}); return;
         case DType::U8: f(std::uint8_t{}); return;
-        default: fail("dtype {} has no element type", dtype_name(dtype));
+        // Block formats have no element type: their rows are copied whole.
+        case DType::Q4_0: case DType::Q4_1: case DType::Q5_0: case DType::Q5_1: case DType::Q8_0: case DType::Q8_1:
+        case DType::Q2_K: case DType::Q3_K: case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::Q8_K:
+        case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ3_XXS: case DType::IQ1_S: case DType::IQ4_NL:
+        case DType::IQ3_S: case DType::IQ2_S: case DType::IQ4_XS: case DType::IQ1_M: case DType::TQ1_0:
+        case DType::TQ2_0: case DType::MXFP4:
+            fail("dtype {} has no element type", dtype_name(dtype));
     }
 }
 
