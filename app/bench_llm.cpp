@@ -109,7 +109,8 @@ void add_bench_llm_command(CLI::App& bench, CommandTable& commands) {
     cmd->add_option("MODEL", o->model, "GGUF model (llama, qwen2, qwen3)")->required();
     cmd->add_option("--prompt", o->prompt, "Prompt tokens for the prefill test (default 128)");
     cmd->add_option("--gen", o->gen, "Decoded tokens for the generation test (default 32)");
-    cmd->add_option("--threads", o->threads, "Worker threads (default: the global --threads)");
+    cmd->add_option("--threads", o->threads, "Worker threads (default: the global --threads)")
+        ->check(CLI::Range(1, ThreadPool::kMaxThreads));
     cmd->add_option("--reps", o->reps, "Measured repetitions after the warm-up (default 3)");
     cmd->add_flag("--json", o->json, "Print the results as JSON");
     commands.add(cmd, [o] { return run_bench_llm(*o); });

@@ -5,6 +5,7 @@
 // /exit, Ctrl-D). Each turn renders the whole conversation with the model's chat template
 // (--raw: the text as is), and only the tokens past what the KV cache already holds are
 // evaluated. Load time and prompt/generation speed go to stderr.
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "core/error.h"
 #include "models/llm/chat_template/chat_template.h"
@@ -97,6 +98,7 @@ private:
 
     // Evaluate what the cache lacks of `prompt`, then sample until end of generation or -n.
     std::string generate(const std::vector<std::int32_t>& prompt) {
+        check(!prompt.empty(), "the prompt is empty: nothing to answer (give some text, or drop --raw)");
         std::size_t common = 0;
         while (common < prompt.size() && common < cached_.size() && prompt[common] == cached_[common]) ++common;
         if (o_.raw || common == prompt.size()) common = 0;  // raw turns are independent; always eval >= 1
@@ -117,9 +119,11 @@ private:
     std::string stream_answer(std::span<const float> logits) {
         llm::TokenStreamDecoder decoder(tokenizer_);
         std::vector<std::int32_t> answer;
-        answer.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(o_.n_predict, 0, session_.n_ctx())));
+        // -n -1: no limit but the context (as llama.cpp).
+        const std::int64_t limit = o_.n_predict < 0 ? session_.n_ctx() : std::min(o_.n_predict, session_.n_ctx());
+        answer.reserve(static_cast<std::size_t>(limit));
         const auto start = Clock::now();
-        for (std::int64_t i = 0; i < o_.n_predict; ++i) {
+        for (std::int64_t i = 0; i < limit; ++i) {
             const std::int32_t id = sampler_.sample(logits);
             if (tokenizer_.is_end_of_generation(id)) break;
             sampler_.accept(id);
@@ -191,17 +195,21 @@ void add_chat_command(CLI::App& forge, CommandTable& commands) {
     CLI::App* cmd = forge.add_subcommand("chat", "Chat with a GGUF language model (llama, qwen2, qwen3)");
     cmd->add_option("MODEL", o->model, "GGUF model")->required();
     cmd->add_option("-p,--prompt", o->prompt, "One prompt, one answer (default: interactive)");
-    cmd->add_option("-n,--n-predict", o->n_predict, "Most tokens per answer (default 512)");
+    cmd->add_option("-n,--n-predict", o->n_predict, "Most tokens per answer, -1 no limit (default 512)")
+        ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
     cmd->add_flag("--raw", o->raw, "Plain completion: no chat template");
     cmd->add_option("--system", o->system, "System message");
     cmd->add_flag("--no-think", o->no_think, "Ask the template to turn thinking off (Qwen3)");
-    cmd->add_option("--temp", o->sampling.temperature, "Temperature; 0 = greedy (default 0.8)");
+    cmd->add_option("--temp", o->sampling.temperature, "Temperature; 0 = greedy (default 0.8)")
+        ->check(finite_range(0.0, 1e6));
     cmd->add_option("--top-k", o->sampling.top_k, "Top-k, <= 0 off (default 40)");
-    cmd->add_option("--top-p", o->sampling.top_p, "Top-p, 1 off (default 0.95)");
-    cmd->add_option("--min-p", o->sampling.min_p, "Min-p, 0 off (default 0.05)");
-    cmd->add_option("--repeat-penalty", o->sampling.repeat_penalty, "Repetition penalty, 1 off (default 1)");
+    cmd->add_option("--top-p", o->sampling.top_p, "Top-p, 1 off (default 0.95)")->check(finite_range(0.0, 1.0));
+    cmd->add_option("--min-p", o->sampling.min_p, "Min-p, 0 off (default 0.05)")->check(finite_range(0.0, 1.0));
+    cmd->add_option("--repeat-penalty", o->sampling.repeat_penalty, "Repetition penalty, 1 off (default 1)")
+        ->check(finite_range(1e-6, 1e6));
     cmd->add_option("--seed", o->seed, "Random seed (default: random)");
-    cmd->add_option("--ctx", o->ctx, "Context size in tokens (default 4096)");
+    cmd->add_option("--ctx", o->ctx, "Context size in tokens (default 4096)")
+        ->check(CLI::Range(std::int64_t{1}, llm::kMaxContext));
     cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default) or f32");
     commands.add(cmd, [o] { return run_chat(*o); });
 }

@@ -16,7 +16,7 @@ KvType kv_type_from_name(const std::string& name) {
 
 KvCache::KvCache(std::int64_t n_layer, std::int64_t n_ctx, std::int64_t n_head_kv, std::int64_t head_dim, KvType type)
     : type_(type), n_ctx_(n_ctx), head_dim_(head_dim), kv_width_(n_head_kv * head_dim) {
-    check(n_ctx > 0, "the context size must be positive, got {}", n_ctx);
+    check(n_ctx > 0 && n_ctx <= kMaxContext, "the context size must be 1 to {}, got {}", kMaxContext, n_ctx);
     const auto total = static_cast<std::size_t>(n_layer * 2 * n_ctx * kv_width_);
     if (type == KvType::F32) {
         f32_.assign(total, 0.0f);

@@ -15,6 +15,10 @@ namespace forge::llm {
 
 enum class KvType { F16, F32 };
 
+// The largest context forge allocates a cache for (16 Mi positions; the longest-context open
+// models reach 10 M), so that a --ctx or a request cannot overflow the cache's size.
+inline constexpr std::int64_t kMaxContext = std::int64_t{1} << 24;
+
 // "f16" or "f32" (the --kv-type option); anything else is an error naming the option.
 KvType kv_type_from_name(const std::string& name);
 
