@@ -137,7 +137,6 @@ LlmTimes time_llm(const BenchLlmOptions& o) {
 int run_bench_llm(const BenchLlmOptions& o) {
     check(o.prompt > 0 && o.gen > 0 && o.reps > 0, "--prompt, --gen and --reps must be positive");
     check(o.parallel >= 1 && o.parallel <= 256, "--parallel must be 1 .. 256, not {}", o.parallel);
-    check(o.threads >= 0 && o.threads <= 1024, "--threads must be 0 (the global setting) .. 1024, not {}", o.threads);
     if (o.threads > 0) ThreadPool::set_global_threads(o.threads);
     const LlmTimes t = time_llm(o);
     const double load_s = t.load_s;
@@ -203,7 +202,8 @@ void add_bench_llm_command(CLI::App& bench, CommandTable& commands) {
     cmd->add_option("--prompt", o->prompt, "Prompt tokens for the prefill test (default 128)");
     cmd->add_option("--gen", o->gen, "Decoded tokens for the generation test (default 32)");
     cmd->add_option("--parallel", o->parallel, "Sequences at once, each with its own prompt and decode (default 1)");
-    cmd->add_option("--threads", o->threads, "Worker threads (default: the global --threads)");
+    cmd->add_option("--threads", o->threads, "Worker threads (default: the global --threads)")
+        ->check(CLI::Range(1, ThreadPool::kMaxThreads));
     cmd->add_option("--reps", o->reps, "Measured repetitions after the warm-up (default 3)");
     cmd->add_flag("--json", o->json, "Print the results as JSON");
     commands.add(cmd, [o] { return run_bench_llm(*o); });

@@ -6,8 +6,10 @@
 // (--raw: the text as is), and only the tokens past what the KV cache already holds are
 // evaluated (models/llm/generator.h). When the conversation outgrows --ctx, the oldest turns
 // are dropped with a warning. Load time and prompt/generation speed go to stderr.
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "core/error.h"
+#include "core/infer/kv_cache.h"
 #include "models/llm/generator.h"
 #include "models/llm/model.h"
 #include "models/llm/sampler.h"
@@ -107,7 +109,8 @@ private:
     std::vector<std::int32_t> prompt() {
         std::vector<std::int32_t> tokens = render();
         const std::int64_t n_ctx = generator_.session().n_ctx();
-        const std::int64_t room = std::clamp<std::int64_t>(o_.n_predict, 1, std::max<std::int64_t>(1, n_ctx / 4));
+        const std::int64_t quarter = std::max<std::int64_t>(1, n_ctx / 4);
+        const std::int64_t room = o_.n_predict < 0 ? quarter : std::clamp<std::int64_t>(o_.n_predict, 1, quarter);
         const std::size_t first_turn = o_.system.empty() ? 0 : 1;
         std::size_t dropped = 0;
         while (static_cast<std::int64_t>(tokens.size()) + room > n_ctx && !o_.raw && history_.size() > first_turn + 1) {
@@ -173,17 +176,21 @@ void add_chat_command(CLI::App& forge, CommandTable& commands) {
     CLI::App* cmd = forge.add_subcommand("chat", "Chat with a GGUF language model (llama, qwen2, qwen3)");
     cmd->add_option("MODEL", o->model, "GGUF model")->required();
     cmd->add_option("-p,--prompt", o->prompt, "One prompt, one answer (default: interactive)");
-    cmd->add_option("-n,--n-predict", o->n_predict, "Most tokens per answer (default 512)");
+    cmd->add_option("-n,--n-predict", o->n_predict, "Most tokens per answer, -1 no limit (default 512)")
+        ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
     cmd->add_flag("--raw", o->raw, "Plain completion: no chat template");
     cmd->add_option("--system", o->system, "System message");
     cmd->add_flag("--no-think", o->no_think, "Ask the template to turn thinking off (Qwen3)");
-    cmd->add_option("--temp", o->sampling.temperature, "Temperature; 0 = greedy (default 0.8)");
+    cmd->add_option("--temp", o->sampling.temperature, "Temperature; 0 = greedy (default 0.8)")
+        ->check(finite_range(0.0, 1e6));
     cmd->add_option("--top-k", o->sampling.top_k, "Top-k, <= 0 off (default 40)");
-    cmd->add_option("--top-p", o->sampling.top_p, "Top-p, 1 off (default 0.95)");
-    cmd->add_option("--min-p", o->sampling.min_p, "Min-p, 0 off (default 0.05)");
-    cmd->add_option("--repeat-penalty", o->sampling.repeat_penalty, "Repetition penalty, 1 off (default 1)");
+    cmd->add_option("--top-p", o->sampling.top_p, "Top-p, 1 off (default 0.95)")->check(finite_range(0.0, 1.0));
+    cmd->add_option("--min-p", o->sampling.min_p, "Min-p, 0 off (default 0.05)")->check(finite_range(0.0, 1.0));
+    cmd->add_option("--repeat-penalty", o->sampling.repeat_penalty, "Repetition penalty, 1 off (default 1)")
+        ->check(finite_range(1e-6, 1e6));
     cmd->add_option("--seed", o->seed, "Random seed (default: random)");
-    cmd->add_option("--ctx", o->ctx, "Context size in tokens (default 4096)");
+    cmd->add_option("--ctx", o->ctx, "Context size in tokens (default 4096)")
+        ->check(CLI::Range(std::int64_t{1}, infer::kMaxContext));
     cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0");
     commands.add(cmd, [o] { return run_chat(*o); });
 }

@@ -1,5 +1,6 @@
 // `forge gguf info FILE [--json]`: what a GGUF file holds — its metadata (long arrays
 // summarized), a table of its tensors and the totals.
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "core/gguf/gguf_file.h"
 
@@ -88,13 +89,14 @@ void print_text(const gguf::GgufFile& file) {
                file.alignment(), file.metadata().size(), file.tensors().size());
     fmt::print("metadata:\n");
     for (const auto& kv : file.metadata()) {
-        fmt::print("  {:<40} {:<7} {}\n", kv.key, gguf::value_type_name(kv.value.type()), kv.value.to_string());
+        fmt::print("  {:<40} {:<7} {}\n", printable(kv.key), gguf::value_type_name(kv.value.type()),
+                   printable(kv.value.to_string()));
     }
     std::size_t name_width = 4;
     for (const auto& info : file.tensors()) name_width = std::max(name_width, info.name.size());
     fmt::print("\ntensors:\n  {:<{}} {:<8} {:<22} {:>12}\n", "name", name_width, "type", "shape", "bytes");
     for (const auto& info : file.tensors()) {
-        fmt::print("  {:<{}} {:<8} {:<22} {:>12}\n", info.name, name_width, dtype_name(info.dtype), shape_text(info),
+        fmt::print("  {:<{}} {:<8} {:<22} {:>12}\n", printable(info.name), name_width, dtype_name(info.dtype), shape_text(info),
                    info.nbytes);
     }
     fmt::print("\ntotals: {} tensors, {} elements, {} ({} bytes)\n", file.tensors().size(), totals.elements,

@@ -5,6 +5,7 @@
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
 #include "models/llm/model.h"
+#include "core/infer/kv_cache.h"
 #include "models/llm/session.h"
 
 #include <fmt/format.h>
@@ -46,6 +47,7 @@ std::vector<std::int32_t> parse_tokens(const std::string& text) {
 int run_logits(const LogitsOptions& o) {
     static_assert(std::endian::native == std::endian::little, "logits files are little-endian float32");
     const std::vector<std::int32_t> tokens = parse_tokens(o.tokens);
+    checkpoint::check_not_an_input(o.out, {o.model});
     const llm::Model model = llm::Model::load(o.model);
     llm::SessionOptions options;
     options.n_ctx = o.ctx > 0 ? o.ctx : static_cast<std::int64_t>(tokens.size());
@@ -66,7 +68,8 @@ void add_logits_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("MODEL", o->model, "GGUF model (llama, qwen2, qwen3)")->required();
     cmd->add_option("--tokens", o->tokens, "Comma-separated token ids, e.g. 1,2,3")->required();
     cmd->add_option("--out", o->out, "Output: little-endian float32 [n_tokens, n_vocab]")->required();
-    cmd->add_option("--ctx", o->ctx, "Context size (default: the number of tokens)");
+    cmd->add_option("--ctx", o->ctx, "Context size (default: the number of tokens)")
+        ->check(CLI::Range(std::int64_t{1}, infer::kMaxContext));
     cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f32 (default here, for exact comparisons) or f16");
     commands.add(cmd, [o] { return run_logits(*o); });
 }

@@ -1,5 +1,6 @@
 // forge: one executable, one subcommand per job. This file sets up what every subcommand
 // shares (logging, threads, --version) and turns errors into one message and an exit code.
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -13,6 +14,8 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <stdexcept>
+#include <string>
 
 namespace {
 
@@ -20,6 +23,23 @@ void print_version() {
     fmt::print("forge {}\nbackend: {}\ninstruction set: {}\ndefault threads: {}\n", FORGE_VERSION,
                forge::kernels::kBackendName, forge::kernels::instruction_set(),
                forge::ThreadPool::default_threads());
+}
+
+// The subcommand the user was typing (deepest one named on the command line), for the hint.
+std::string command_path(CLI::App& root) {
+    std::string path = "forge";
+    for (CLI::App* level = &root;;) {
+        const auto selected = level->get_subcommands();
+        if (selected.empty()) return path;
+        level = selected.front();
+        path += " " + level->get_name();
+    }
+}
+
+// Exit codes (README "Exit codes"): 0 success, 1 an error while running, 2 a usage error.
+int usage_error(CLI::App& root, const std::string& message) {
+    fmt::print(stderr, "forge: error: {}\nRun '{} --help' for usage.\n", forge::app::printable(message), command_path(root));
+    return 2;
 }
 
 void configure_logging(bool verbose, bool quiet) {
@@ -46,7 +66,7 @@ int main(int argc, char** argv) {
     forge.add_flag("--quiet", quiet, "Log only warnings and errors");
     forge.add_option("--threads", threads, "Worker threads (default: FORGE_THREADS, else all cores)")
         ->envname("FORGE_THREADS")
-        ->check(CLI::Range(1, 1024));
+        ->check(CLI::Range(1, forge::ThreadPool::kMaxThreads));
 
     forge::app::CommandTable commands;
     forge::app::add_bench_command(forge, commands);
@@ -61,7 +81,8 @@ int main(int argc, char** argv) {
     try {
         forge.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return forge.exit(e);
+        if (e.get_exit_code() == 0) return forge.exit(e);  // --help, --help-all: print and succeed
+        return usage_error(forge, e.what());
     }
 
     try {
@@ -80,8 +101,11 @@ int main(int argc, char** argv) {
     } catch (const std::bad_alloc&) {
         fmt::print(stderr, "forge: error: out of memory\n");
         return 1;
+    } catch (const std::length_error&) {  // a size past what a container can hold
+        fmt::print(stderr, "forge: error: out of memory (a size too large to allocate)\n");
+        return 1;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "forge: error: {}\n", e.what());
+        fmt::print(stderr, "forge: error: {}\n", forge::app::printable(e.what()));
         return 1;
     }
 }

@@ -4,11 +4,13 @@
 //   forge nam info MODEL.nam [--loudness-input WAV]     (MODEL "default": the bundled model, here and in bench)
 //   forge nam bench MODEL.nam [--block 64] [--seconds 2] [--json]
 #include "app/bench_suites.h"
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/timing.h"
 #include "app/nam_profile.h"
 #include "core/audio/audio_file.h"
 #include "core/audio/resample.h"
+#include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
 #include "models/nam/engine.h"
 #include "models/nam/factory.h"
@@ -87,6 +89,7 @@ nam::ModelOptions model_options(const NamOptions& o, const nam::NamFile& file) {
 
 int run(const NamOptions& options) {
     const NamOptions o = with_model_resolved(options);
+    checkpoint::check_not_an_input(o.output, {o.model, o.input});
     const nam::NamFile file = load(o.model);
     nam::Engine engine(nam::make_model(file, model_options(o, file)), 64);  // Core's render uses 64
     const audio::Audio in = audio::read_audio(o.input);
@@ -158,7 +161,8 @@ int info(const NamOptions& options) {
         fmt::print("measured:      loudness {:.6f} dB, gain {:.6f} (input {})\n", l.loudness_db, l.gain, o.loudness_input);
     }
     for (const char* key : {"name", "modeled_by", "gear_type", "gear_make", "gear_model", "tone_type"})
-        if (m.raw.contains(key) && m.raw[key].is_string()) fmt::print("{:<15}{}\n", std::string(key) + ":", m.raw[key].get<std::string>());
+        if (m.raw.contains(key) && m.raw[key].is_string())
+            fmt::print("{:<15}{}\n", std::string(key) + ":", printable(m.raw[key].get<std::string>()));
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "app/commands.h"
 #include "app/nam_profile.h"
 #include "core/audio/audio_file.h"
+#include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
 #include "models/nam/loudness.h"
 #include "models/nam/nam_writer.h"
@@ -147,6 +148,7 @@ int train_capture(const TrainCli& o, std::span<const float> di, std::span<const 
 }
 
 int train(const TrainCli& o) {
+    checkpoint::check_not_an_input(o.out, {o.input, o.output});  // before hours of training, not after
     int rate_in = 0, rate_out = 0;
     const std::vector<float> di = read_mono(o.input, rate_in), reamp = read_mono(o.output, rate_out);
     check(rate_in == rate_out, "{} is {} Hz but {} is {} Hz: record at the input's rate", o.input, rate_in, o.output, rate_out);

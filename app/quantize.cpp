@@ -3,6 +3,7 @@
 // straight to the output), the output file appears only when complete, and each tensor's
 // fate is logged.
 #include "app/commands.h"
+#include "core/checkpoint/atomic_file.h"
 #include "core/gguf/gguf_file.h"
 #include "core/gguf/gguf_writer.h"
 #include "models/llm/quant_mixture.h"
@@ -74,8 +75,7 @@ int run_quantize(const QuantizeOptions& o) {
     if (!file_type) {
         fail("unknown or unsupported type '{}' (forge quantizes to: {})", o.type, fmt::join(llm::file_type_names(), ", "));
     }
-    check(std::filesystem::absolute(o.input) != std::filesystem::absolute(o.output),
-          "output '{}' is the input file", o.output);
+    checkpoint::check_not_an_input(o.output, {o.input});
     const auto file = gguf::GgufFile::open(o.input);
 
     std::vector<llm::TensorFacts> facts;

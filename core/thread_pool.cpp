@@ -37,7 +37,7 @@ std::unique_ptr<ThreadPool>& global_pool() {
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
-    check(threads >= 1, "thread count must be at least 1, got {}", threads);
+    check(threads >= 1 && threads <= kMaxThreads, "thread count must be 1 to {}, got {}", kMaxThreads, threads);
     workers_.reserve(static_cast<std::size_t>(threads - 1));
     for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }

@@ -42,6 +42,10 @@ private:
 
 class ThreadPool {
 public:
+    // Every pool is bounded: a thread count from a flag or a request must not be able to
+    // spawn threads until the machine stalls.
+    static constexpr int kMaxThreads = 1024;
+
     explicit ThreadPool(int threads);
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;

@@ -21,7 +21,7 @@ packages=(
     zlib1g-dev                  # zlib: reading the gzip-compressed tokenizer test fixtures
 )
 
-# Only with --fuzz: clang's libFuzzer and sanitizers for the GGUF fuzzer (test/fuzz/build.sh).
+# Only with --fuzz: clang's libFuzzer and sanitizers for the fuzz targets (tools/fuzz.sh).
 # Neither the build nor the tests need them.
 if [[ "${1:-}" == "--fuzz" ]]; then
     packages+=(clang-14 libclang-rt-14-dev)

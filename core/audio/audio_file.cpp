@@ -1,10 +1,12 @@
 #include "core/audio/audio_file.h"
 
+#include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
 
 #include <fmt/format.h>
 #include <sndfile.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace forge::audio {
@@ -36,13 +38,30 @@ Audio read_audio(const std::filesystem::path& path) {
     SF_INFO info{};
     SndfileHandle file(sf_open(path.c_str(), SFM_READ, &info));
     if (!file) throw FormatError(fmt::format("{}: cannot read audio: {}", path.string(), sf_strerror(nullptr)));
+    if (info.channels < 1 || info.channels > kMaxChannels || info.samplerate < 1)
+        throw FormatError(fmt::format("{}: {} channels at {} Hz is not audio forge can read (1 to {} channels)",
+                                      path.string(), info.channels, info.samplerate, kMaxChannels));
+    if (info.frames < 0 || info.frames > kMaxSamples / info.channels)
+        throw FormatError(fmt::format("{}: the header claims {} frames of {} channels, more than the {} samples forge "
+                                      "reads", path.string(), info.frames, info.channels, kMaxSamples));
     Audio audio;
     audio.channels = info.channels;
     audio.sample_rate = info.samplerate;
-    audio.samples.resize(static_cast<std::size_t>(info.frames) * static_cast<std::size_t>(info.channels));
     // Integer PCM scales by a power of two here, so the decode is exact (int / 2^(bits-1)).
     sf_command(file.get(), SFC_SET_NORM_FLOAT, nullptr, SF_TRUE);
-    const sf_count_t got = sf_readf_float(file.get(), audio.samples.data(), info.frames);
+    // Read in chunks rather than allocating what the header claims: a 1 KB file may claim
+    // 5e8 frames, and the memory should follow the samples that are really there.
+    const auto channels = static_cast<std::size_t>(info.channels);
+    constexpr sf_count_t kChunkFrames = 1 << 16;
+    sf_count_t got = 0;
+    while (got < info.frames) {
+        const sf_count_t want = std::min(kChunkFrames, info.frames - got);
+        audio.samples.resize(static_cast<std::size_t>(got + want) * channels);
+        const sf_count_t read = sf_readf_float(file.get(), audio.samples.data() + static_cast<std::size_t>(got) * channels, want);
+        got += std::max<sf_count_t>(read, 0);
+        if (read < want) break;
+    }
+    audio.samples.resize(static_cast<std::size_t>(got) * channels);
     if (got != info.frames)
         throw FormatError(fmt::format("{}: truncated audio: {} of {} frames", path.string(), got, info.frames));
     return audio;
@@ -54,18 +73,17 @@ void write_audio(const std::filesystem::path& path, const Audio& audio, const Wr
     info.samplerate = audio.sample_rate;
     info.format = sndfile_format(format, path);
     check(sf_format_check(&info) != 0, "{}: libsndfile cannot write this format", path.string());
-    std::filesystem::path temporary = path;
-    temporary += ".tmp";
+    checkpoint::TemporaryFile temporary(path);
     {
-        SndfileHandle file(sf_open(temporary.c_str(), SFM_WRITE, &info));
-        if (!file) fail("{}: cannot write audio: {}", temporary.string(), sf_strerror(nullptr));
+        SndfileHandle file(sf_open(temporary.path().c_str(), SFM_WRITE, &info));
+        if (!file) fail("{}: cannot write audio: {}", temporary.path().string(), sf_strerror(nullptr));
         // Float data clipped to [-1, 1] when the file holds integers (no wrap-around).
         sf_command(file.get(), SFC_SET_CLIPPING, nullptr, SF_TRUE);
         const auto frames = static_cast<sf_count_t>(audio.frames());
         if (sf_writef_float(file.get(), audio.samples.data(), frames) != frames)
-            fail("{}: short write: {}", temporary.string(), sf_strerror(file.get()));
-    }
-    std::filesystem::rename(temporary, path);
+            fail("{}: short write: {}", temporary.path().string(), sf_strerror(file.get()));
+    }  // closed (and its header finished) before the rename
+    temporary.commit();
 }
 
 std::vector<float> channel_of(const Audio& audio, int channel) {

@@ -24,6 +24,12 @@ struct WriteFormat {
     SampleFormat sample = SampleFormat::Float32;  // FLAC: 16 or 24-bit only
 };
 
+// What read_audio accepts: up to 1024 channels and 2^30 samples in all (4 GiB of floats:
+// six hours of mono at 48 kHz). The header's frame count is checked against this before
+// anything is allocated, and memory then grows with the samples actually decoded.
+inline constexpr int kMaxChannels = 1024;
+inline constexpr long long kMaxSamples = 1LL << 30;
+
 Audio read_audio(const std::filesystem::path& path);
 
 // Written to a temporary file in the same folder, then renamed over `path`.

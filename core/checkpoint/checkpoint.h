@@ -1,9 +1,12 @@
 // A training checkpoint: parameters, optimizer state, step and seed.
 //
-// Two files from one base path: <base>.safetensors holds every tensor ("param.<name>" and
-// "optimizer.<name>"), <base>.json the small rest (step, seed, optimizer step, format).
-// Each is written atomically; the JSON is written last, so a checkpoint whose JSON exists
-// is complete. Loading restores the exact bytes, so training resumes bit-exactly.
+// Two files from one base path: <base>.json holds the small rest (step, seed, optimizer step,
+// format) and names the tensors file, <base>.0.safetensors or <base>.1.safetensors, that holds
+// every tensor ("param.<name>" and "optimizer.<name>"). Saving writes the tensors to the file
+// the JSON does not name, then the JSON (each atomically), then removes the old tensors: a
+// kill at any moment leaves the previous checkpoint or the new one, complete
+// (tools/crash_safety.sh checks this). Loading restores the exact bytes, so training resumes
+// bit-exactly.
 #pragma once
 
 #include "core/checkpoint/safetensors.h"

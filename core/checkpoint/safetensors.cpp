@@ -1,12 +1,16 @@
 #include "core/checkpoint/safetensors.h"
 
 #include "core/checkpoint/atomic_file.h"
+#include "core/checked_math.h"
 #include "core/error.h"
+#include "core/json.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstring>
 #include <fstream>
+#include <optional>
+#include <span>
 #include <vector>
 
 namespace forge::checkpoint {
@@ -76,37 +80,73 @@ void write_safetensors(const std::filesystem::path& path, const TensorMap& tenso
     write_file_atomically(path, file);
 }
 
-TensorMap read_safetensors(const std::filesystem::path& path, Metadata* metadata) {
-    std::ifstream in(path, std::ios::binary);
-    check(in.good(), "cannot open {}", path.string());
-    const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.size() < 8) throw FormatError(fmt::format("{}: too short for a safetensors file", path.string()));
-    const std::uint64_t header_size = read_u64_le(bytes.data());
-    if (header_size > bytes.size() - 8) {
-        throw FormatError(fmt::format("{}: header of {} bytes in a file of {}", path.string(), header_size, bytes.size()));
+namespace {
+
+// A tensor's entry in the header, checked against the data section before anything is
+// allocated: its shape's byte count (64-bit, overflow-checked) must equal its offsets' span.
+Tensor read_tensor(const nlohmann::json& entry, const std::string& name, std::span<const std::byte> data,
+                   const std::string& source) {
+    auto bad = [&](const std::string& what) {
+        return FormatError(fmt::format("{}: tensor '{}': {}", source, name, what));
+    };
+    if (!entry.is_object() || !entry.contains("shape") || !entry.contains("dtype") || !entry.contains("data_offsets"))
+        throw bad("needs shape, dtype and data_offsets");
+    const auto& dims = entry["shape"];
+    const auto& offsets = entry["data_offsets"];
+    if (!dims.is_array() || dims.size() > 16) throw bad("shape must be a list of at most 16 sizes");
+    if (!entry["dtype"].is_string()) throw bad("dtype must be a string");
+    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
+        throw bad("data_offsets must be two non-negative integers");
+    const DType dtype = dtype_from_safetensors(entry["dtype"].get<std::string>(), name);
+    Shape shape;
+    std::optional<std::int64_t> bytes = dtype_traits(dtype).block_bytes;
+    for (const auto& d : dims) {
+        if (!d.is_number_unsigned() || d.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+            throw bad("shape sizes must be non-negative integers");
+        const auto size = d.get<std::int64_t>();
+        shape.push_back(size);
+        if (bytes) bytes = checked_mul(*bytes, size);
     }
-    const auto header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_size));
-    const std::uint64_t data_start = 8 + header_size, data_size = bytes.size() - data_start;
+    const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
+    if (!bytes || begin > end || end > data.size() || end - begin != static_cast<std::uint64_t>(*bytes))
+        throw bad(fmt::format("data offsets [{}, {}) do not hold its shape's bytes in a data section of {}", begin, end,
+                              data.size()));
+    Tensor t = Tensor::empty(shape, dtype);
+    std::memcpy(t.raw_data(), data.data() + begin, t.nbytes());
+    return t;
+}
+
+}  // namespace
+
+TensorMap parse_safetensors(std::span<const std::byte> bytes, const std::string& source, Metadata* metadata) {
+    if (bytes.size() < 8) throw FormatError(fmt::format("{}: too short for a safetensors file", source));
+    const std::uint64_t header_size = read_u64_le(reinterpret_cast<const unsigned char*>(bytes.data()));
+    if (header_size > bytes.size() - 8) {
+        throw FormatError(fmt::format("{}: header of {} bytes in a file of {}", source, header_size, bytes.size()));
+    }
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, header_size);
+    const auto header = parse_json(text, source, kMaxHeaderDepth);
+    if (!header.is_object()) throw FormatError(fmt::format("{}: the header is not a JSON object", source));
+    const auto data = bytes.subspan(8 + header_size);
     TensorMap tensors;
     for (const auto& [name, entry] : header.items()) {
         if (name == "__metadata__") {
+            if (!entry.is_object()) throw FormatError(fmt::format("{}: __metadata__ is not an object", source));
+            for (const auto& [key, value] : entry.items())
+                if (!value.is_string()) throw FormatError(fmt::format("{}: __metadata__.{} is not a string", source, key));
             if (metadata) *metadata = entry.get<Metadata>();
             continue;
         }
-        Shape shape;
-        for (const auto& d : entry.at("shape")) shape.push_back(d.get<std::int64_t>());
-        const DType dtype = dtype_from_safetensors(entry.at("dtype").get<std::string>(), name);
-        const auto begin = entry.at("data_offsets").at(0).get<std::uint64_t>();
-        const auto end = entry.at("data_offsets").at(1).get<std::uint64_t>();
-        Tensor t = Tensor::empty(shape, dtype);
-        if (begin > end || end > data_size || end - begin != t.nbytes()) {
-            throw FormatError(fmt::format("{}: tensor '{}' has data offsets [{}, {}) for {} bytes in a data section of {}",
-                                          path.string(), name, begin, end, t.nbytes(), data_size));
-        }
-        std::memcpy(t.raw_data(), bytes.data() + data_start + begin, t.nbytes());
-        tensors.emplace(name, std::move(t));
+        tensors.emplace(name, read_tensor(entry, name, data, source));
     }
     return tensors;
+}
+
+TensorMap read_safetensors(const std::filesystem::path& path, Metadata* metadata) {
+    std::ifstream in(path, std::ios::binary);
+    check(in.good(), "cannot open {}", path.string());
+    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return parse_safetensors(std::as_bytes(std::span(bytes)), path.string(), metadata);
 }
 
 }  // namespace forge::checkpoint

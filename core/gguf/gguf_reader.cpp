@@ -6,8 +6,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <set>
+#include <vector>
 
 namespace forge::gguf {
 
@@ -212,6 +214,26 @@ private:
                             "bytes [{}, {}) of the data section lie past its end ({} bytes)", info.offset,
                             info.offset + info.nbytes, data_size);
             }
+        }
+        reject_overlaps();
+    }
+
+    // Two tensors sharing bytes would alias: writing one (a quantizer, an in-place update)
+    // would corrupt the other. ggml requires tensors to be packed in order; forge accepts any
+    // order but no overlap. Empty tensors occupy nothing.
+    void reject_overlaps() {
+        std::vector<const TensorInfo*> by_offset;
+        for (const auto& info : file_.tensors_)
+            if (info.nbytes > 0) by_offset.push_back(&info);
+        std::sort(by_offset.begin(), by_offset.end(),
+                  [](const TensorInfo* a, const TensorInfo* b) { return a->offset < b->offset; });
+        for (std::size_t i = 1; i < by_offset.size(); ++i) {
+            const TensorInfo& before = *by_offset[i - 1];
+            const TensorInfo& info = *by_offset[i];
+            if (info.offset < before.offset + before.nbytes)
+                in_.fail_at(file_.data_offset_, fmt::format("tensor '{}' data", info.name),
+                            "bytes [{}, {}) overlap tensor '{}' at [{}, {})", info.offset, info.offset + info.nbytes,
+                            before.name, before.offset, before.offset + before.nbytes);
         }
     }
 

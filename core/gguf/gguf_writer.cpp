@@ -1,5 +1,7 @@
 #include "core/gguf/gguf_writer.h"
 
+#include "core/checkpoint/atomic_file.h"
+
 #include "core/error.h"
 
 #include <algorithm>
@@ -187,22 +189,11 @@ std::vector<std::byte> GgufWriter::to_bytes() const {
 }
 
 void GgufWriter::write(const std::string& path) const {
-    const std::string temporary = path + ".tmp";
-    try {
-        FileSink sink(temporary);
-        emit(sink);
-        sink.close();
-    } catch (...) {
-        std::error_code ignored;
-        std::filesystem::remove(temporary, ignored);
-        throw;
-    }
-    std::error_code error;
-    std::filesystem::rename(temporary, path, error);
-    if (error) {
-        std::filesystem::remove(temporary, error);
-        fail("cannot rename '{}' to '{}': {}", temporary, path, error.message());
-    }
+    checkpoint::TemporaryFile temporary(path);
+    FileSink sink(temporary.path().string());
+    emit(sink);
+    sink.close();
+    temporary.commit();
 }
 
 GgufWriter GgufWriter::copy_of(const GgufFile& file) {

@@ -18,7 +18,8 @@ KvType kv_type_from_name(const std::string& name) {
 
 KvCache::KvCache(const KvCacheShape& shape, KvType type)
     : shape_(shape), type_(type), kv_width_(shape.n_head_kv * shape.head_dim) {
-    check(shape.n_ctx > 0, "the context size must be positive, got {}", shape.n_ctx);
+    check(shape.n_ctx > 0 && shape.n_ctx <= kMaxContext, "the context size must be 1 to {}, got {}", kMaxContext,
+          shape.n_ctx);
     check(shape.n_slots > 0, "the KV cache needs at least one slot, got {}", shape.n_slots);
     check(type != KvType::Q8_0 || shape.head_dim % 32 == 0,
           "a q8_0 KV cache needs a head size that is a multiple of 32, not {}", shape.head_dim);

@@ -19,6 +19,10 @@
 
 namespace forge::infer {
 
+// The largest context forge allocates a cache for (16 Mi positions; the longest-context open
+// models reach 10 M), so that a --ctx or a request cannot overflow the cache's size.
+inline constexpr std::int64_t kMaxContext = std::int64_t{1} << 24;
+
 enum class KvType { F16, F32, Q8_0 };
 
 // "f16", "f32" or "q8_0" (the --kv-type option); anything else is an error naming the option.

@@ -1,5 +1,7 @@
 #include "models/llm/generation.h"
 
+#include <algorithm>
+
 namespace forge::llm {
 
 const char* finish_reason_name(FinishReason reason) {
@@ -16,7 +18,8 @@ const char* finish_reason_name(FinishReason reason) {
 Generation::Generation(const Tokenizer& tokenizer, const GenerationOptions& options, Sampler& sampler)
     : tokenizer_(tokenizer), max_tokens_(options.max_tokens), sampler_(sampler), decoder_(tokenizer),
       stops_(options.stop) {
-    if (max_tokens_ >= 0) tokens_.reserve(static_cast<std::size_t>(max_tokens_));
+    // Reserve for what a context can hold at most, not for an untrusted limit (-n 2^40).
+    if (max_tokens_ >= 0) tokens_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(max_tokens_, 1 << 16)));
 }
 
 std::optional<std::int32_t> Generation::next(std::span<const float> logits, std::string& piece) {

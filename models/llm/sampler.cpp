@@ -15,11 +15,16 @@ bool by_logit_then_id(const auto& a, const auto& b) { return a.logit > b.logit |
 
 Sampler::Sampler(const SamplerOptions& options, std::int64_t n_vocab) : options_(options), rng_(options.seed) {
     check(n_vocab > 0, "sampler: empty vocabulary");
+    // Written so that NaN fails every check; infinities are rejected explicitly.
+    for (const float value : {options.temperature, options.top_p, options.min_p, options.repeat_penalty,
+                              options.frequency_penalty, options.presence_penalty})
+        check(std::isfinite(value), "sampling parameters must be finite numbers, got {}", value);
     check(options.temperature >= 0.0f, "--temp must be >= 0, got {}", options.temperature);
     check(options.top_p > 0.0f && options.top_p <= 1.0f, "--top-p must be in (0, 1], got {}", options.top_p);
     check(options.min_p >= 0.0f && options.min_p <= 1.0f, "--min-p must be in [0, 1], got {}", options.min_p);
     check(options.repeat_penalty > 0.0f, "--repeat-penalty must be positive, got {}", options.repeat_penalty);
-    check(options.penalty_window >= 0, "the penalty window must be >= 0, got {}", options.penalty_window);
+    check(options.penalty_window >= 0 && options.penalty_window <= (1 << 20),
+          "the penalty window must be 0 to {}, got {}", 1 << 20, options.penalty_window);
     candidates_.reserve(static_cast<std::size_t>(n_vocab));
     history_.resize(static_cast<std::size_t>(options.penalty_window));
     counted_.reserve(history_.size());

@@ -200,7 +200,9 @@ void Scheduler::admit(std::shared_ptr<RequestHandle> handle) {
     slot.result.slot = s;
     slot.result.stats.prompt_tokens = n_prompt;
     slot.result.stats.cached_tokens = cached;
-    if (request.generation.max_tokens >= 0) slot.result.text.reserve(sz(request.generation.max_tokens) * 8 + 64);
+    // At most what the slot's context can hold, whatever limit the request asked for.
+    if (request.generation.max_tokens >= 0)
+        slot.result.text.reserve(sz(std::min(request.generation.max_tokens, options_.n_ctx)) * 8 + 64);
     slot.piece.reserve(64);
     slot.started = Clock::now();
 }

@@ -14,9 +14,14 @@
 #include "models/nam/signal.h"
 #include "models/nam/weight_cursor.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace forge::nam {
+
+// The longest look-back of one convolution, in frames (22 s at 48 kHz): a bound on the
+// history a file can make forge allocate and prewarm.
+inline constexpr std::int64_t kMaxHistoryFrames = std::int64_t{1} << 20;
 
 struct ConvShape {
     int in_channels;
@@ -69,6 +74,7 @@ public:
     ConstSignal window() const;
     void advance(int frames) noexcept { write_ += frames; }
 
+    // At most kMaxHistoryFrames: checked when the weights are read.
     int history() const { return (w_.shape().kernel_size - 1) * w_.shape().dilation; }
     int in_channels() const { return w_.shape().in_channels; }
     int out_channels() const { return w_.shape().out_channels; }

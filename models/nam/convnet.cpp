@@ -10,7 +10,7 @@ ConvNet::ConvNet(const JsonReader& config, std::span<const float> weights, const
                  const LoadOptions& options)
     : dilations_(config.integers("dilations")),
       channels_(config.integer("channels")),
-      activation_(Activation::parse(config.value()["activation"], config, options)) {
+      activation_(Activation::parse(config.child("activation").value(), config, options)) {
     const bool batchnorm = config.boolean("batchnorm");
     const int groups = config.integer_or("groups", 1);
     if (config.integer_or("in_channels", 1) != 1 || config.integer_or("out_channels", 1) != 1)

@@ -16,6 +16,10 @@ Engine::Engine(std::unique_ptr<Model> model, int max_block) : model_(std::move(m
 }
 
 void Engine::reset() {
+    const long prewarm = model_->prewarm_samples();
+    check(prewarm >= 0 && prewarm <= kMaxPrewarmSamples,
+          "the model asks for {} samples of prewarm, more than the {} forge runs (its receptive field is too large)",
+          prewarm, kMaxPrewarmSamples);
     model_->prepare(max_block_);
     silence_.assign(static_cast<std::size_t>(max_block_), 0.0f);
     discard_.assign(static_cast<std::size_t>(max_block_), 0.0f);

@@ -17,6 +17,10 @@
 
 namespace forge::nam {
 
+// The longest prewarm forge runs (Core runs whatever the model asks): 87 s at 48 kHz. Real
+// models ask for under half a second; a hostile file could otherwise ask for hours.
+inline constexpr long kMaxPrewarmSamples = 1L << 22;
+
 class Engine {
 public:
     Engine(std::unique_ptr<Model> model, int max_block);

@@ -33,7 +33,7 @@ std::unique_ptr<Model> make_wavenet(const NamFile& file, const ModelOptions& opt
         if (sample_rate_of(nested) != sample_rate_of(file))
             config.fail_field("condition_dsp", fmt::format("sample rate {} differs from the model's {}",
                                                            sample_rate_of(nested), sample_rate_of(file)));
-        condition = make_model(nested, {options.load, std::nullopt});
+        condition = make_model(nested, {options.load, std::nullopt, options.nesting + 1});
     }
     return std::make_unique<WaveNet>(wc, weights, file.source, std::move(condition));
 }
@@ -67,7 +67,7 @@ std::unique_ptr<Model> make_container(const NamFile& file, const ModelOptions& o
         const double rate = sample_rate_of(nested);
         if (rate > 0 && sample_rate_of(file) > 0 && rate != sample_rate_of(file))
             entry.fail(fmt::format("submodel sample rate {} differs from the container's {}", rate, sample_rate_of(file)));
-        submodels.push_back({max_value, make_model(nested, {options.load, std::nullopt})});
+        submodels.push_back({max_value, make_model(nested, {options.load, std::nullopt, options.nesting + 1})});
         max_values.push_back(max_value);
     }
     if (max_values.back() < 1.0) list.fail("the last submodel's max_value must be at least 1.0");
@@ -94,6 +94,9 @@ std::unique_ptr<Model> make_model(const NamFile& file, const ModelOptions& optio
         throw FormatError(fmt::format("{}: architecture: unknown architecture \"{}\" (known: WaveNet, LSTM, ConvNet, "
                                       "Linear, SlimmableContainer)",
                                       file.source, file.architecture));
+    if (options.nesting > kMaxModelNesting)
+        throw FormatError(fmt::format("{}: config: models nested more than {} deep (containers, condition DSPs)",
+                                      file.source, kMaxModelNesting));
     if (options.slim && (*options.slim < 0.0 || *options.slim > 1.0))
         throw Error(fmt::format("slimmable size {} is outside [0, 1]", *options.slim));
     try {

@@ -17,7 +17,12 @@ struct ModelOptions {
     // The slimmable size in [0, 1] (Core render's --slim): picks a SlimmableContainer
     // submodel or a slimmable WaveNet's width. None: the full model.
     std::optional<double> slim;
+    // How deep inside other models (SlimmableContainer submodels, condition DSPs) this one
+    // is; at most kMaxModelNesting. Each level copies the JSON below it.
+    int nesting = 0;
 };
+
+inline constexpr int kMaxModelNesting = 4;
 
 std::unique_ptr<Model> make_model(const NamFile& file, const ModelOptions& options = {});
 

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <limits>
+#include <optional>
+
 namespace forge::nam {
 
 std::string JsonReader::child_path(const std::string& key) const {
@@ -43,10 +47,35 @@ std::size_t JsonReader::array_size() const {
     return value_->size();
 }
 
+namespace {
+
+// The JSON integer as an int, or nullopt when it is not one or does not fit: nlohmann's
+// get<int>() would silently keep the low 32 bits (channels 2^32 + 4 would load as 4).
+std::optional<int> as_int(const nlohmann::json& v) {
+    if (v.is_number_unsigned()) {
+        const auto u = v.get<std::uint64_t>();
+        if (u <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())) return static_cast<int>(u);
+        return std::nullopt;
+    }
+    if (!v.is_number_integer()) return std::nullopt;
+    const auto i = v.get<std::int64_t>();
+    if (i < std::numeric_limits<int>::min() || i > std::numeric_limits<int>::max()) return std::nullopt;
+    return static_cast<int>(i);
+}
+
+std::string describe(const nlohmann::json& v) {
+    if (v.is_number_integer()) return fmt::format("{} (out of range)", v.dump());
+    const std::string text = v.dump();
+    return text.size() <= 40 ? text : text.substr(0, 40) + "...";
+}
+
+}  // namespace
+
 int JsonReader::integer(const std::string& key) const {
     const auto& v = required(key);
-    if (!v.is_number_integer()) fail_field(key, "expected an integer, got " + v.dump());
-    return v.get<int>();
+    const std::optional<int> i = as_int(v);
+    if (!i) fail_field(key, "expected an integer, got " + describe(v));
+    return *i;
 }
 
 int JsonReader::integer_or(const std::string& key, int fallback) const {
@@ -55,13 +84,13 @@ int JsonReader::integer_or(const std::string& key, int fallback) const {
 
 double JsonReader::number(const std::string& key) const {
     const auto& v = required(key);
-    if (!v.is_number()) fail_field(key, "expected a number, got " + v.dump());
+    if (!v.is_number()) fail_field(key, "expected a number, got " + describe(v));
     return v.get<double>();
 }
 
 bool JsonReader::boolean(const std::string& key) const {
     const auto& v = required(key);
-    if (!v.is_boolean()) fail_field(key, "expected true or false, got " + v.dump());
+    if (!v.is_boolean()) fail_field(key, "expected true or false, got " + describe(v));
     return v.get<bool>();
 }
 
@@ -71,7 +100,7 @@ bool JsonReader::boolean_or(const std::string& key, bool fallback) const {
 
 std::string JsonReader::string(const std::string& key) const {
     const auto& v = required(key);
-    if (!v.is_string()) fail_field(key, "expected a string, got " + v.dump());
+    if (!v.is_string()) fail_field(key, "expected a string, got " + describe(v));
     return v.get<std::string>();
 }
 
@@ -80,8 +109,9 @@ std::vector<int> JsonReader::integers(const std::string& key) const {
     std::vector<int> values;
     for (std::size_t i = 0; i < list.array_size(); ++i) {
         const auto& v = list.value()[i];
-        if (!v.is_number_integer()) list.fail(fmt::format("element {} is not an integer", i));
-        values.push_back(v.get<int>());
+        const std::optional<int> value = as_int(v);
+        if (!value) list.fail(fmt::format("element {} is not an integer: {}", i, describe(v)));
+        values.push_back(*value);
     }
     return values;
 }

@@ -24,6 +24,10 @@ LstmConfig parse_lstm_config(const JsonReader& config) {
     c.out_channels = config.integer_or("out_channels", 1);
     if (c.num_layers < 0 || c.hidden_size < 1 || c.input_size < 1 || c.out_channels < 1)
         config.fail("num_layers, input_size, hidden_size and out_channels must be positive");
+    // Weight counts are products of these (4 h (i + h)): bounded so that they cannot wrap.
+    // Real models use hidden sizes of 8 to 32.
+    if (c.hidden_size > 65536 || c.input_size > 65536 || c.out_channels > 65536)
+        config.fail("hidden_size, input_size and out_channels must be at most 65536");
     if (c.input_size != c.in_channels)
         config.fail_field("input_size", fmt::format("is {} but the model has {} input channel(s)", c.input_size,
                                                     c.in_channels));

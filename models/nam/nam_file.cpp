@@ -1,12 +1,15 @@
 #include "models/nam/nam_file.h"
 
 #include "core/error.h"
+#include "core/json.h"
 #include "models/nam/json_reader.h"
 
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <regex>
 
 namespace forge::nam {
@@ -44,11 +47,15 @@ std::optional<int> read_latency(const nlohmann::json& training) {
     if (data == training.end() || !data->is_object()) return std::nullopt;
     const auto latency = data->find("latency");
     if (latency == data->end() || !latency->is_object()) return std::nullopt;
-    if (auto manual = optional_number(*latency, "manual")) return static_cast<int>(*manual);
+    // Latencies outside [-1 s, 1 s] at 192 kHz are nonsense (and would not fit an int).
+    auto samples = [](std::optional<double> value) -> std::optional<int> {
+        if (!value || !(std::fabs(*value) <= 192000.0)) return std::nullopt;
+        return static_cast<int>(*value);
+    };
+    if (auto manual = samples(optional_number(*latency, "manual"))) return manual;
     const auto calibration = latency->find("calibration");
     if (calibration == latency->end()) return std::nullopt;
-    if (auto recommended = optional_number(*calibration, "recommended")) return static_cast<int>(*recommended);
-    return std::nullopt;
+    return samples(optional_number(*calibration, "recommended"));
 }
 
 Metadata read_metadata(const nlohmann::json& document) {
@@ -74,8 +81,12 @@ std::vector<float> read_weights(const JsonReader& root) {
     std::vector<float> weights(n);
     for (std::size_t i = 0; i < n; ++i) {
         const auto& v = list.value()[i];
-        if (!v.is_number()) list.fail(fmt::format("element {} is not a number: {}", i, v.dump()));
-        weights[i] = v.get<float>();
+        if (!v.is_number()) list.fail(fmt::format("element {} is not a number", i));
+        const double w = v.get<double>();
+        // A double beyond float's range would become inf (and converting it is undefined).
+        if (!(std::fabs(w) <= std::numeric_limits<float>::max()))
+            list.fail(fmt::format("element {} ({}) is out of the float range", i, w));
+        weights[i] = static_cast<float>(w);
     }
     return weights;
 }
@@ -105,7 +116,12 @@ NamFile parse_nam(const nlohmann::json& document, const std::string& source) {
     file.architecture = root.string("architecture");
     file.config = root.child("config").value();
     file.weights = read_weights(root);
-    if (root.has("sample_rate")) file.sample_rate = root.number("sample_rate");
+    if (root.has("sample_rate")) {
+        file.sample_rate = root.number("sample_rate");
+        if (!(*file.sample_rate >= kMinSampleRate && *file.sample_rate <= kMaxSampleRate))
+            root.fail_field("sample_rate", fmt::format("{} Hz is outside [{}, {}]", *file.sample_rate, kMinSampleRate,
+                                                       kMaxSampleRate));
+    }
     file.metadata = read_metadata(document);
     return file;
 }
@@ -113,13 +129,7 @@ NamFile parse_nam(const nlohmann::json& document, const std::string& source) {
 NamFile read_nam_file(const std::filesystem::path& path) {
     std::ifstream in(path);
     if (!in) throw FormatError(fmt::format("{}: cannot open the file", path.string()));
-    nlohmann::json document;
-    try {
-        document = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw FormatError(fmt::format("{}: malformed JSON: {}", path.string(), e.what()));
-    }
-    return parse_nam(document, path.string());
+    return parse_nam(parse_json(in, path.string(), kMaxJsonDepth), path.string());
 }
 
 }  // namespace forge::nam

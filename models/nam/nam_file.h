@@ -19,6 +19,12 @@ namespace forge::nam {
 inline constexpr std::string_view kEarliestVersion = "0.5.0";
 inline constexpr std::string_view kLatestVersion = "0.7.0";
 
+// What a .nam file may hold. Real files nest JSON under 15 levels (a SlimmableContainer of
+// WaveNets with a condition DSP) and use rates from 8 kHz to 192 kHz.
+inline constexpr int kMaxJsonDepth = 64;
+inline constexpr double kMinSampleRate = 1000.0;
+inline constexpr double kMaxSampleRate = 768000.0;
+
 enum class VersionSupport { Full, Partial, None };
 VersionSupport version_support(std::string_view version);
 

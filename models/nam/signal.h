@@ -3,6 +3,7 @@
 // reads and writes, and a row is one contiguous span for the element-wise kernels.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -22,14 +23,26 @@ struct Signal {
     operator ConstSignal() const { return {data, stride}; }
 };
 
+// The most floats all SignalBuffers together may hold (1 GiB): the state a .nam file asks
+// for (channels x look-back, summed over layers) is checked against it before allocating,
+// so a small hostile file cannot make forge allocate gigabytes. Real models need well under
+// 1 MiB of state.
+inline constexpr std::int64_t kMaxStateFloats = std::int64_t{1} << 28;
+
 // An owned buffer of `channels` rows of `capacity` frames, sized once at prepare time.
+// Movable, not copyable: every live buffer counts against kMaxStateFloats.
 class SignalBuffer {
 public:
-    void resize(std::int64_t channels, std::int64_t capacity) {
-        channels_ = channels;
-        capacity_ = capacity;
-        data_.assign(static_cast<std::size_t>(channels * capacity), 0.0f);
-    }
+    SignalBuffer() = default;
+    SignalBuffer(SignalBuffer&& other) noexcept { *this = std::move(other); }
+    SignalBuffer& operator=(SignalBuffer&& other) noexcept;
+    SignalBuffer(const SignalBuffer&) = delete;
+    SignalBuffer& operator=(const SignalBuffer&) = delete;
+    ~SignalBuffer();
+
+    // Throws forge::Error, before allocating, when the size overflows or would take the
+    // buffers' total past kMaxStateFloats.
+    void resize(std::int64_t channels, std::int64_t capacity);
     Signal signal() { return {data_.data(), capacity_}; }
     ConstSignal signal() const { return {data_.data(), capacity_}; }
     // Rows [first, first + count) as a signal of their own.
@@ -38,7 +51,12 @@ public:
     std::int64_t capacity() const { return capacity_; }
     void clear() { std::fill(data_.begin(), data_.end(), 0.0f); }
 
+    // Floats held by all live buffers (for the bound above and for tests).
+    static std::int64_t total_floats();
+
 private:
+    void release() noexcept;
+
     std::vector<float> data_;
     std::int64_t channels_ = 0;
     std::int64_t capacity_ = 0;

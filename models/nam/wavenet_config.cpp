@@ -42,7 +42,7 @@ std::vector<int> parse_kernel_sizes(const JsonReader& layer, std::size_t n) {
 
 // One value for every layer, or a list with one per layer.
 std::vector<nlohmann::json> per_layer(const JsonReader& layer, const std::string& key, std::size_t n) {
-    const auto& v = layer.value()[key];
+    const auto& v = layer.child(key).value();  // required: a const json's [] on a missing key is undefined
     if (!v.is_array()) return std::vector<nlohmann::json>(n, v);
     if (v.size() != n) layer.fail_field(key, fmt::format("has {} entries for {} layers", v.size(), n));
     return {v.begin(), v.end()};
@@ -180,7 +180,7 @@ WaveNetConfig parse_wavenet_config(const JsonReader& config, const LoadOptions& 
         h.out_channels = head.integer("out_channels");
         h.kernel_sizes = head.integers("kernel_sizes");
         if (h.kernel_sizes.empty()) head.fail_field("kernel_sizes", "must not be empty");
-        h.activation = Activation::parse(head.value()["activation"], head, options);
+        h.activation = Activation::parse(head.child("activation").value(), head, options);
         wc.head = std::move(h);
     }
     return wc;

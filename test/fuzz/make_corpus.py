@@ -1,7 +1,17 @@
 #!/usr/bin/python3
-"""Seed corpus for test/fuzz/gguf_fuzz: small valid GGUF files covering every metadata type,
-nested arrays, versions 2 and 3, a custom alignment and a tensor of every block format forge
-decodes. Writes test/fuzz/corpus/*.gguf (plus a copy of the ggml-written test file)."""
+"""Seed corpora for the fuzz targets in test/fuzz, one folder per target in test/fuzz/corpus:
+- gguf: small valid GGUF files covering every metadata type, nested arrays, versions 2 and 3,
+  a custom alignment and a tensor of every block format forge decodes (plus the ggml-written
+  test file);
+- nam: the small Core fixture models (test/data/nam/core) of each architecture;
+- audio: tiny WAV (PCM 16/24, float, stereo) and FLAC files, written through libsndfile;
+- safetensors: small checkpoints of each dtype, with and without metadata;
+- chat_template: the real templates of test/data/chat_templates, each with a conversation;
+- tokenizer: texts in several scripts, with and without special tokens."""
+import ctypes
+import glob
+import json
+import math
 import os
 import random
 import shutil
@@ -45,9 +55,104 @@ def gguf(kvs, tensors, version=3, alignment=32):
     return out
 
 
+def write_all(folder, files):
+    os.makedirs(folder, exist_ok=True)
+    for name, data in files.items():
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+
+
+def nam_seeds(corpus):
+    folder = os.path.join(corpus, "nam")
+    os.makedirs(folder, exist_ok=True)
+    core = os.path.join(HERE, "..", "data", "nam", "core")
+    for name in ["linear_direct", "convnet_plain", "convnet_leaky", "convnet_batchnorm", "forge_lstm_nano",
+                 "forge_nano", "container"]:
+        shutil.copy(os.path.join(core, name + ".nam"), os.path.join(folder, name + ".nam"))
+
+
+class SfInfo(ctypes.Structure):
+    _fields_ = [("frames", ctypes.c_int64), ("samplerate", ctypes.c_int), ("channels", ctypes.c_int),
+                ("format", ctypes.c_int), ("sections", ctypes.c_int), ("seekable", ctypes.c_int)]
+
+
+def audio_seeds(corpus):
+    sf = ctypes.CDLL("libsndfile.so.1")
+    sf.sf_open.restype = ctypes.c_void_p
+    sf.sf_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(SfInfo)]
+    sf.sf_writef_float.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_float), ctypes.c_int64]
+    sf.sf_close.argtypes = [ctypes.c_void_p]
+    wav, flac, pcm16, pcm24, flt = 0x010000, 0x170000, 0x0002, 0x0003, 0x0006
+    folder = os.path.join(corpus, "audio")
+    os.makedirs(folder, exist_ok=True)
+    for name, fmt, channels in [("pcm16.wav", wav | pcm16, 1), ("pcm24_stereo.wav", wav | pcm24, 2),
+                                ("float.wav", wav | flt, 1), ("pcm16.flac", flac | pcm16, 1),
+                                ("pcm24_stereo.flac", flac | pcm24, 2)]:
+        frames = 64
+        samples = (ctypes.c_float * (frames * channels))(*[0.5 * math.sin(0.3 * i) for i in range(frames * channels)])
+        info = SfInfo(0, 48000, channels, fmt, 0, 0)
+        handle = sf.sf_open(os.path.join(folder, name).encode(), 0x20, ctypes.byref(info))  # SFM_WRITE
+        assert handle, name
+        sf.sf_writef_float(handle, samples, frames)
+        sf.sf_close(handle)
+
+
+def safetensors(tensors, metadata=None):
+    header, data = {}, b""
+    for name, (dtype, shape, raw) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    if metadata:
+        header["__metadata__"] = metadata
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def safetensors_seeds(corpus):
+    write_all(os.path.join(corpus, "safetensors"), {
+        "f32.safetensors": safetensors({"w": ("F32", [2, 2], struct.pack("<4f", 1, 2, 3, 4))}),
+        "mixed.safetensors": safetensors({"a": ("F16", [3], b"\0\x3c" * 3), "b": ("I64", [1], struct.pack("<q", -5)),
+                                          "c": ("BF16", [2], b"\x80\x3f" * 2), "d": ("U8", [0], b"")},
+                                         {"format": "forge-checkpoint"}),
+        "empty.safetensors": safetensors({}),
+    })
+
+
+def chat_template_seeds(corpus):
+    conversation = b"\0" + bytes([8 * 5 + 1]) + b"Hello" + bytes([8 * 3 + 2]) + b"Hi!" + bytes([8 * 4 + 1]) + b"Why?"
+    files = {}
+    for path in sorted(glob.glob(os.path.join(HERE, "..", "data", "chat_templates", "*.jinja"))):
+        with open(path, "rb") as f:
+            files[os.path.basename(path)] = f.read() + conversation
+    files["features.jinja"] = (b"{% set ns = namespace(n=0) %}{% macro m(x, y=2) %}{{ x * y }}{% endmacro %}"
+                               b"{% for message in messages if message.role != 'x' %}{% set ns.n = ns.n + 1 %}"
+                               b"{{ loop.index }}:{{ message['role'] | upper }} {{ message.content | trim | tojson }}"
+                               b"{{ m(ns.n) }}{{ [1, 2, 3][::-1] | join(',') }}{{ {'a': 1}.items() | list }}"
+                               b"{% if ns.n is even %}{{ 7 // 2 }}{{ -7 % 3 }}{{ 2 ** 5 }}{% endif %}{% endfor %}"
+                               b"{{ raise_exception('x') if false }}{{ range(3) | length }}") + conversation
+    write_all(os.path.join(corpus, "chat_template"), files)
+
+
+def tokenizer_seeds(corpus):
+    texts = ["Hello world", " leading space and  two", "Grüße, 世界! 🤖", "<|im_start|>user\nhi<|im_end|>",
+             "<think>ok</think>", "1234567 + 89 = ?", "\t\ttabs\nand\r\nlines", "ça va? ▁"]
+    files = {}
+    for i, text in enumerate(texts):
+        for choice in (0, 1, 2, 7):
+            files[f"text{i}_{choice}.txt"] = bytes([choice]) + text.encode()
+    write_all(os.path.join(corpus, "tokenizer"), files)
+
+
 def main():
     rnd = random.Random(3)
     corpus = os.path.join(HERE, "corpus")
+    nam_seeds(corpus)
+    audio_seeds(corpus)
+    safetensors_seeds(corpus)
+    chat_template_seeds(corpus)
+    tokenizer_seeds(corpus)
+    corpus = os.path.join(corpus, "gguf")
     os.makedirs(corpus, exist_ok=True)
     every = [("u8", 0, 7), ("i8", 1, -7), ("u16", 2, 700), ("i16", 3, -700), ("u32", 4, 70000), ("i32", 5, -70000),
              ("f32", 6, 1.5), ("bool", 7, True), ("str", 8, "hello"), ("u64", 10, 1 << 40), ("i64", 11, -(1 << 40)),

@@ -33,6 +33,7 @@ struct Expr {
     };
     Kind kind;
     std::size_t offset = 0;
+    int depth = 1;  // of the tree below and including this node (the parser bounds it)
     Value value;
     std::string name;  // name, attribute, filter, test or operator
     bool negate = false;

@@ -1,9 +1,13 @@
 #include "models/llm/chat_template/builtins.h"
 
+#include "core/checked_math.h"
 #include "core/error.h"
+#include "models/llm/chat_template/limits.h"
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdlib>
 #include <ctime>
 
 namespace forge::llm::jinja {
@@ -50,17 +54,61 @@ List split(const std::string& s, const Value& separator) {
     return parts;
 }
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+std::string replace_all(const std::string& s, const std::string& from, const std::string& to) {
     if (from.empty()) return s;
-    for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
-    return s;
+    std::size_t count = 0;
+    for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += from.size()) ++count;
+    // The result's size before building it: a short `from` and a long `to` multiply the text.
+    if (to.size() > from.size()) {
+        const unsigned __int128 size = s.size() + static_cast<unsigned __int128>(count) * (to.size() - from.size());
+        check_text_size(static_cast<std::size_t>(std::min<unsigned __int128>(size, kMaxTextBytes + 1)));
+    }
+    std::string out;
+    std::size_t begin = 0;
+    for (std::size_t at; (at = s.find(from, begin)) != std::string::npos; begin = at + from.size()) {
+        out.append(s, begin, at - begin);
+        out += to;
+    }
+    out.append(s, begin);
+    return out;
+}
+
+// Jinja's int and float filters: the number, else the text parsed as one, else `fallback`.
+Value to_float(const Value& in, const Value& fallback) {
+    if (in.is_number()) return Value(in.as_double());
+    if (in.is_bool()) return Value(in.as_bool() ? 1.0 : 0.0);
+    if (!in.is_string()) return fallback;
+    const std::string text = strip(in.as_string(), Value(), true, true);
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) return fallback;
+    return Value(value);
+}
+
+Value to_int(const Value& in, const Value& fallback) {
+    if (in.is_int()) return in;
+    if (in.is_bool()) return Value(std::int64_t{in.as_bool()});
+    if (in.is_number()) {
+        if (const auto i = to_int64(in.as_double())) return Value(*i);
+        return fallback;
+    }
+    if (!in.is_string()) return fallback;
+    const std::string text = strip(in.as_string(), Value(), true, true);
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc{} && end == text.data() + text.size() && !text.empty()) return Value(value);
+    const Value number = to_float(in, Value());
+    if (number.is_undefined()) return fallback;
+    if (const auto i = to_int64(number.as_double())) return Value(*i);
+    return fallback;
 }
 
 std::string title_case(std::string s) {
     bool start = true;
     for (char& c : s) {
         const bool alpha = std::isalpha(static_cast<unsigned char>(c));
-        c = static_cast<char>(start && alpha ? std::toupper(c) : std::tolower(c));
+        const int u = static_cast<unsigned char>(c);
+        c = static_cast<char>(start && alpha ? std::toupper(u) : std::tolower(u));
         start = !alpha;
     }
     return s;
@@ -128,7 +176,11 @@ std::optional<Value> bound_method(const Value& self, std::string_view name) {
     }
     if (self.is_list() && name == "append") {
         return Value(Function([self](CallArgs& a) {
-            self.as_list().push_back(a.get(0, "item"));
+            const Value item = a.get(0, "item");
+            check_insertable(self, item);
+            check(static_cast<std::int64_t>(self.as_list().size()) < kMaxListItems, "append(): a list grew past {} items",
+                  kMaxListItems);
+            self.as_list().push_back(item);
             return Value(None{});
         }));
     }
@@ -140,6 +192,7 @@ std::optional<Value> apply_filter(std::string_view name, const Value& in, CallAr
     if (name == "length" || name == "count") return length_of(in);
     if (name == "tojson") {
         const Value indent = a.get(0, "indent");
+        check(!indent.is_int() || (indent.as_int() >= 0 && indent.as_int() <= 100), "tojson(): indent must be 0 to 100");
         return in.to_json(indent.is_int() ? static_cast<int>(indent.as_int()) : -1);
     }
     if (name == "string") return in.to_output();
@@ -148,8 +201,8 @@ std::optional<Value> apply_filter(std::string_view name, const Value& in, CallAr
     if (name == "title") return title_case(in.to_output());
     if (name == "capitalize") return string_method(in.to_output(), "capitalize", a);
     if (name == "safe" || name == "escape" || name == "e") return name == "safe" ? in : Value(in.to_output());
-    if (name == "int") return in.is_number() ? Value(static_cast<std::int64_t>(in.as_double())) : Value(static_cast<std::int64_t>(std::stoll(in.to_output())));
-    if (name == "float") return in.is_number() ? Value(in.as_double()) : Value(std::stod(in.to_output()));
+    if (name == "int") return to_int(in, a.get(0, "default", Value(0)));
+    if (name == "float") return to_float(in, a.get(0, "default", Value(0.0)));
     if (name == "default" || name == "d") {
         const bool use_default = in.is_undefined() || (a.get(1, "boolean", Value(false)).truthy() && !in.truthy());
         return use_default ? a.get(0, "default_value", Value("")) : in;
@@ -169,7 +222,10 @@ std::optional<Value> apply_filter(std::string_view name, const Value& in, CallAr
     if (name == "join") {
         std::string out;
         const std::string sep = a.get(0, "d", Value("")).to_output();
-        for (std::size_t i = 0; i < in.as_list().size(); ++i) out += (i ? sep : "") + in.as_list()[i].to_output();
+        for (std::size_t i = 0; i < in.as_list().size(); ++i) {
+            out += (i ? sep : "") + in.as_list()[i].to_output();
+            check_text_size(out.size());
+        }
         return out;
     }
     return std::nullopt;
@@ -212,8 +268,14 @@ Dict global_functions() {
         const std::int64_t stop = one ? a.get(0, "stop").as_int() : a.get(1, "stop").as_int();
         const std::int64_t step = a.positional.size() > 2 ? a.positional[2].as_int() : 1;
         check(step != 0, "range(): step must not be zero");
+        // The item count first, in 128 bits: range() builds its list, so it is bounded.
+        const __int128 span = step > 0 ? __int128{stop} - start : __int128{start} - stop;
+        const __int128 count = span <= 0 ? 0 : (span + (step > 0 ? step : -__int128{step}) - 1) / (step > 0 ? step : -__int128{step});
+        check(count <= kMaxListItems, "range(): {} items is more than the {} a template may build", static_cast<long long>(
+              std::min<__int128>(count, INT64_MAX)), kMaxListItems);
         List out;
-        for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.emplace_back(i);
+        out.reserve(static_cast<std::size_t>(count));
+        for (__int128 k = 0; k < count; ++k) out.emplace_back(static_cast<std::int64_t>(start + k * step));
         return Value(std::move(out));
     }));
     // Llama 3.1+ templates print today's date.

@@ -3,8 +3,12 @@
 #include "core/error.h"
 #include "models/llm/chat_template/builtins.h"
 #include "models/llm/chat_template/lexer.h"
+#include "models/llm/chat_template/limits.h"
+
+#include "core/checked_math.h"
 
 #include <cmath>
+#include <optional>
 
 namespace forge::llm::jinja {
 
@@ -41,6 +45,24 @@ List iterate(const Value& v) {
     throw Error(fmt::format("cannot iterate over a {}", v.type_name()));
 }
 
+// Python's integer operators on int64; nullopt when the result does not fit (Python would
+// grow a big integer, which no chat template needs: an error beats a wrapped number).
+std::optional<std::int64_t> integer_op(const std::string& op, std::int64_t a, std::int64_t b) {
+    if (op == "+") return checked_add(a, b);
+    if (op == "-") return checked_sub(a, b);
+    if (op == "*") return checked_mul(a, b);
+    if (op == "//") return floor_div(a, b);
+    if (op == "%") return floor_mod(a, b);
+    if (op == "**") return checked_pow(a, b);
+    return std::nullopt;
+}
+
+// An error that already names its template position.
+class PositionedError : public Error {
+public:
+    using Error::Error;
+};
+
 Value loop_object(std::size_t index, std::size_t length) {
     const auto i = static_cast<std::int64_t>(index), n = static_cast<std::int64_t>(length);
     return Value(Dict{{"index0", Value(i)}, {"index", Value(i + 1)}, {"first", Value(i == 0)}, {"last", Value(i == n - 1)},
@@ -56,13 +78,41 @@ Interpreter::Interpreter(std::string_view source, const Dict& globals) : source_
 }
 
 void Interpreter::fail_at(std::size_t offset, std::string_view what) const {
-    throw Error(fmt::format("chat template {}: {}", describe_position(source_, offset), what));
+    throw PositionedError(fmt::format("chat template {}: {}", describe_position(source_, offset), what));
+}
+
+void Interpreter::enter(std::size_t offset) {
+    if (depth_ > kMaxCallDepth)
+        fail_at(offset, fmt::format("nested or recursive more than {} levels deep", kMaxCallDepth));
+    if (++steps_ > kMaxSteps) fail_at(offset, fmt::format("the template ran more than {} steps", kMaxSteps));
+    offset_ = offset;
 }
 
 std::string Interpreter::render(const Body& body) {
     out_.clear();
-    exec(body);
+    // Errors from values and built-ins (a list containing itself, a string too long, a
+    // wrong argument type) get the position of the expression being evaluated.
+    try {
+        exec(body);
+    } catch (...) {
+        rethrow_at(offset_, "");
+    }
     return std::move(out_);
+}
+
+void Interpreter::rethrow_at(std::size_t offset, std::string_view context) const {
+    const std::string prefix = context.empty() ? std::string() : std::string(context) + ": ";
+    try {
+        throw;
+    } catch (const PositionedError&) {
+        throw;
+    } catch (const Error& error) {
+        fail_at(offset, prefix + error.what());
+    } catch (const std::bad_variant_access&) {
+        fail_at(offset, prefix + "an argument of the wrong type");
+    } catch (const std::logic_error&) {  // std::stoll and friends on a bad number
+        fail_at(offset, prefix + "a value out of range");
+    }
 }
 
 Interpreter::Flow Interpreter::exec(const Body& body) {
@@ -74,6 +124,8 @@ Interpreter::Flow Interpreter::exec(const Body& body) {
 }
 
 Interpreter::Flow Interpreter::exec(const Stmt& stmt) {
+    const DepthGuard guard(depth_, kMaxCallDepth);
+    enter(stmt.offset);
     Flow flow = Flow::Normal;
     switch (stmt.kind) {
         case Stmt::Kind::Text: out_ += stmt.text; break;
@@ -85,6 +137,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt) {
         case Stmt::Kind::Break: return Flow::Break;
         case Stmt::Kind::Continue: return Flow::Continue;
     }
+    check_text_size(out_.size());
     return flow;
 }
 
@@ -110,6 +163,7 @@ Interpreter::Flow Interpreter::exec_for(const Stmt& stmt) {
         items = std::move(kept);
     }
     for (std::size_t i = 0; i < items.size(); ++i) {
+        enter(stmt.offset);  // an iteration is a step, even with an empty body
         ScopeGuard scope(scopes_);
         auto& vars = scopes_.back();
         if (stmt.targets.size() == 1) {
@@ -143,6 +197,11 @@ void Interpreter::exec_set(const Stmt& stmt) {
     }
     const Value target = lookup(stmt.targets[0]);
     if (!target.is_dict()) fail_at(stmt.offset, fmt::format("cannot set an attribute of a {}", target.type_name()));
+    try {
+        check_insertable(target, value);
+    } catch (const Error& error) {
+        fail_at(stmt.offset, error.what());
+    }
     for (auto& [key, slot] : target.as_dict()) {
         if (key == stmt.attribute) {
             slot = std::move(value);
@@ -183,18 +242,24 @@ Value Interpreter::lookup(const std::string& name) const {
 void Interpreter::assign(const std::string& name, Value value) { scopes_.back()[name] = std::move(value); }
 
 Value Interpreter::eval(const Expr& e) {
+    const DepthGuard guard(depth_, kMaxCallDepth);
+    enter(e.offset);
     switch (e.kind) {
         case Expr::Kind::Literal: return e.value;
         case Expr::Kind::Name: return lookup(e.name);
         case Expr::Kind::List: {
             List items;
             for (const auto& item : e.args) items.push_back(eval(*item));
-            return items;
+            Value list(std::move(items));
+            for (const Value& item : list.as_list()) check_insertable(list, item);
+            return list;
         }
         case Expr::Kind::Dict: {
             Dict dict;
             for (std::size_t i = 0; i + 1 < e.args.size(); i += 2) dict.emplace_back(eval(*e.args[i]).to_output(), eval(*e.args[i + 1]));
-            return dict;
+            Value object(std::move(dict));
+            for (const auto& [key, item] : object.as_dict()) check_insertable(object, item);
+            return object;
         }
         case Expr::Kind::Attribute: return eval_attribute(e);
         case Expr::Kind::Index: return eval_index(e);
@@ -205,8 +270,8 @@ Value Interpreter::eval(const Expr& e) {
             CallArgs args = eval_args(e, 1);
             try {
                 if (auto result = apply_filter(e.name, input, args)) return *result;
-            } catch (const std::exception& error) {
-                fail_at(e.offset, fmt::format("filter '{}': {}", e.name, error.what()));
+            } catch (...) {
+                rethrow_at(e.offset, fmt::format("filter '{}'", e.name));
             }
             fail_at(e.offset, fmt::format("unsupported filter '{}'", e.name));
         }
@@ -221,7 +286,10 @@ Value Interpreter::eval(const Expr& e) {
             if (e.name == "not") return !operand.truthy();
             if (!operand.is_number()) fail_at(e.offset, fmt::format("unary {} of a {}", e.name, operand.type_name()));
             if (e.name == "+") return operand;
-            return operand.is_int() ? Value(-operand.as_int()) : Value(-operand.as_double());
+            if (!operand.is_int()) return Value(-operand.as_double());
+            const auto negated = checked_sub(0, operand.as_int());
+            if (!negated) fail_at(e.offset, fmt::format("integer overflow in -{}", operand.as_int()));
+            return Value(*negated);
         }
         case Expr::Kind::Binary: return eval_binary(e);
         case Expr::Kind::Conditional:
@@ -242,7 +310,10 @@ Value Interpreter::eval_binary(const Expr& e) {
     const Value b = eval(*e.args[1]);
     if (op == "==") return a == b;
     if (op == "!=") return !(a == b);
-    if (op == "~") return a.to_output() + b.to_output();
+    if (op == "~" || (op == "+" && a.is_string() && b.is_string())) {
+        check_text_size(a.to_output().size() + b.to_output().size());
+        return a.to_output() + b.to_output();
+    }
     if (op == "in" || op == "not in") {
         bool found = false;
         if (b.is_string()) {
@@ -256,8 +327,9 @@ Value Interpreter::eval_binary(const Expr& e) {
         }
         return found == (op == "in");
     }
-    if (op == "+" && a.is_string() && b.is_string()) return a.as_string() + b.as_string();
     if (op == "+" && a.is_list() && b.is_list()) {
+        if (static_cast<std::int64_t>(a.as_list().size() + b.as_list().size()) > kMaxListItems)
+            fail_at(e.offset, fmt::format("a list grew past {} items", kMaxListItems));
         List joined = a.as_list();
         joined.insert(joined.end(), b.as_list().begin(), b.as_list().end());
         return joined;
@@ -274,18 +346,20 @@ Value Interpreter::eval_binary(const Expr& e) {
     if (op == ">") return x > y;
     if (op == "<=") return x <= y;
     if (op == ">=") return x >= y;
-    const bool ints = a.is_int() && b.is_int();
     if ((op == "%" || op == "//" || op == "/") && y == 0) fail_at(e.offset, "division by zero");
-    if (op == "+") return ints ? Value(a.as_int() + b.as_int()) : Value(x + y);
-    if (op == "-") return ints ? Value(a.as_int() - b.as_int()) : Value(x - y);
-    if (op == "*") return ints ? Value(a.as_int() * b.as_int()) : Value(x * y);
-    if (op == "/") return Value(x / y);
-    if (op == "//") return ints ? Value(static_cast<std::int64_t>(std::floor(x / y))) : Value(std::floor(x / y));
-    if (op == "%") {
-        if (ints) return Value(((a.as_int() % b.as_int()) + b.as_int()) % b.as_int());  // Python's sign rule
-        return Value(x - y * std::floor(x / y));
+    if (a.is_int() && b.is_int() && op != "/") {
+        if (op == "**" && b.as_int() < 0) return Value(std::pow(x, y));
+        const std::optional<std::int64_t> r = integer_op(op, a.as_int(), b.as_int());
+        if (!r) fail_at(e.offset, fmt::format("integer overflow in {} {} {}", a.as_int(), op, b.as_int()));
+        return Value(*r);
     }
-    if (op == "**") return ints && b.as_int() >= 0 ? Value(static_cast<std::int64_t>(std::pow(x, y))) : Value(std::pow(x, y));
+    if (op == "+") return Value(x + y);
+    if (op == "-") return Value(x - y);
+    if (op == "*") return Value(x * y);
+    if (op == "/") return Value(x / y);
+    if (op == "//") return Value(std::floor(x / y));
+    if (op == "%") return Value(x - y * std::floor(x / y));
+    if (op == "**") return Value(std::pow(x, y));
     fail_at(e.offset, fmt::format("unsupported operator '{}'", op));
 }
 
@@ -332,7 +406,9 @@ Value Interpreter::eval_slice(const Expr& e) {
     const std::int64_t start = step > 0 ? bound(e.args[1], 0, 0, n) : bound(e.args[1], n - 1, -1, n - 1);
     const std::int64_t stop = step > 0 ? bound(e.args[2], n, 0, n) : bound(e.args[2], -1, -1, n - 1);
     List out;
-    for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(items[static_cast<std::size_t>(i)]);
+    // Stepping past the end of the index range ends the slice (a huge step must not wrap).
+    for (std::optional<std::int64_t> i = start; i && (step > 0 ? *i < stop : *i > stop); i = checked_add(*i, step))
+        out.push_back(items[static_cast<std::size_t>(*i)]);
     if (target.is_list()) return out;
     std::string text;
     for (const auto& c : out) text += c.as_string();

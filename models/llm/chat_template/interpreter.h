@@ -43,10 +43,18 @@ private:
     void assign(const std::string& name, Value value);
 
     [[noreturn]] void fail_at(std::size_t offset, std::string_view what) const;
+    // Inside a catch block: the exception again, as an Error at `offset` (raw library
+    // messages such as std::get's become a plain sentence). Other exceptions pass through.
+    [[noreturn]] void rethrow_at(std::size_t offset, std::string_view context) const;
+    // One more level of nesting and one more step, at `offset`; throws past the limits.
+    void enter(std::size_t offset);
 
     std::string_view source_;
     std::vector<std::unordered_map<std::string, Value>> scopes_;
     std::string out_;
+    int depth_ = 0;
+    std::size_t offset_ = 0;  // of the statement or expression entered last, for errors
+    std::int64_t steps_ = 0;
 };
 
 }  // namespace forge::llm::jinja

@@ -2,7 +2,10 @@
 
 #include "core/error.h"
 #include "models/llm/chat_template/lexer.h"
+#include "models/llm/chat_template/limits.h"
 
+#include <algorithm>
+#include <charconv>
 #include <initializer_list>
 
 namespace forge::llm::jinja {
@@ -48,6 +51,25 @@ private:
     }
     std::string stmt_keyword() const { return peek(1).text; }
 
+    // Recursion (nested parentheses, blocks, unary operators) is bounded, so that a template
+    // cannot overflow the parser's stack; so is the depth of the tree it builds, since
+    // evaluating and destroying a tree recurse along it too.
+    [[nodiscard]] DepthGuard nest() {
+        if (depth_ >= kMaxSyntaxDepth) fail_at(peek(), fmt::format("nested more than {} levels deep", kMaxSyntaxDepth));
+        return DepthGuard(depth_, kMaxSyntaxDepth);
+    }
+    ExprPtr finished(ExprPtr e) {
+        int deepest = 0;
+        for (const auto& arg : e->args)
+            if (arg) deepest = std::max(deepest, arg->depth);
+        for (const auto& [key, arg] : e->kwargs) deepest = std::max(deepest, arg->depth);
+        e->depth = deepest + 1;
+        if (e->depth > kMaxSyntaxDepth)
+            throw Error(fmt::format("chat template {}: an expression nested more than {} levels deep",
+                                    describe_position(source_, e->offset), kMaxSyntaxDepth));
+        return e;
+    }
+
     // ---- statements ----
     static StmtPtr new_stmt(Stmt::Kind kind, std::size_t offset) {
         auto stmt = std::make_unique<Stmt>();
@@ -82,6 +104,7 @@ private:
     }
 
     StmtPtr parse_statement() {
+        const DepthGuard guard = nest();
         const Token& begin = take();  // {%
         const Token& keyword = peek();
         const std::string word = expect_name();
@@ -193,10 +216,11 @@ private:
         auto e = node(Expr::Kind::Binary, left->offset, std::move(op));
         e->args.push_back(std::move(left));
         e->args.push_back(std::move(right));
-        return e;
+        return finished(std::move(e));
     }
 
     ExprPtr parse_expr() {
+        const DepthGuard guard = nest();
         ExprPtr value = parse_or();
         if (!is_name("if")) return value;
         const std::size_t offset = take().offset;
@@ -204,7 +228,7 @@ private:
         e->args.push_back(parse_or());
         e->args.push_back(std::move(value));
         e->args.push_back(accept_name("else") ? parse_expr() : nullptr);
-        return e;
+        return finished(std::move(e));
     }
 
     ExprPtr parse_or() {
@@ -221,9 +245,10 @@ private:
 
     ExprPtr parse_not() {
         if (!is_name("not")) return parse_compare();
+        const DepthGuard guard = nest();
         auto e = node(Expr::Kind::Unary, take().offset, "not");
         e->args.push_back(parse_not());
-        return e;
+        return finished(std::move(e));
     }
 
     ExprPtr parse_compare() {
@@ -277,10 +302,11 @@ private:
 
     ExprPtr parse_unary() {
         if (is_op("-") || is_op("+")) {
+            const DepthGuard guard = nest();
             const Token& op = take();
             auto e = node(Expr::Kind::Unary, op.offset, op.text);
             e->args.push_back(parse_unary());
-            return e;
+            return finished(std::move(e));
         }
         return parse_postfix(parse_primary());
     }
@@ -304,26 +330,26 @@ private:
             if (accept_op(".")) {
                 auto e = node(Expr::Kind::Attribute, token.offset, expect_name());
                 e->args.push_back(std::move(target));
-                target = std::move(e);
+                target = finished(std::move(e));
             } else if (accept_op("[")) {
                 target = parse_subscript(std::move(target), token.offset);
             } else if (accept_op("(")) {
                 auto e = node(Expr::Kind::Call, token.offset);
                 e->args.push_back(std::move(target));
                 parse_call_args(*e);
-                target = std::move(e);
+                target = finished(std::move(e));
             } else if (accept_op("|")) {
                 auto e = node(Expr::Kind::Filter, token.offset, expect_name());
                 e->args.push_back(std::move(target));
                 if (accept_op("(")) parse_call_args(*e);
-                target = std::move(e);
+                target = finished(std::move(e));
             } else if (accept_name("is")) {
                 auto e = node(Expr::Kind::Test, token.offset);
                 e->negate = accept_name("not");
                 e->name = expect_name();
                 e->args.push_back(std::move(target));
                 if (accept_op("(")) parse_call_args(*e);
-                target = std::move(e);
+                target = finished(std::move(e));
             } else {
                 return target;
             }
@@ -347,7 +373,7 @@ private:
         e->args.push_back(std::move(target));
         if (!slice && !parts[0]) fail_at(peek(), "empty subscript []");
         for (int i = 0; i < (slice ? 3 : 1); ++i) e->args.push_back(std::move(parts[i]));
-        return e;
+        return finished(std::move(e));
     }
 
     ExprPtr parse_primary() {
@@ -362,11 +388,7 @@ private:
             }
             case TokenKind::Number: {
                 auto e = node(Expr::Kind::Literal, token.offset);
-                if (token.text.find('.') != std::string::npos) {
-                    e->value = Value(std::stod(token.text));
-                } else {
-                    e->value = Value(static_cast<std::int64_t>(std::stoll(token.text)));
-                }
+                e->value = number(token);
                 return e;
             }
             case TokenKind::Name: return name_or_constant(token);
@@ -388,6 +410,22 @@ private:
             case TokenKind::End: break;
         }
         fail_at(token, fmt::format("unexpected '{}' in an expression", token.text.empty() ? "end of tag" : token.text));
+    }
+
+    // An integer literal must fit in 64 bits (Python's would grow; no template needs that).
+    Value number(const Token& token) const {
+        const char* begin = token.text.data();
+        const char* end = begin + token.text.size();
+        if (token.text.find('.') != std::string::npos) {
+            double value = 0;
+            const auto [ptr, error] = std::from_chars(begin, end, value);
+            if (error == std::errc{} && ptr == end) return Value(value);
+        } else {
+            std::int64_t value = 0;
+            const auto [ptr, error] = std::from_chars(begin, end, value);
+            if (error == std::errc{} && ptr == end) return Value(value);
+        }
+        fail_at(token, fmt::format("number {} is out of range", token.text));
     }
 
     ExprPtr name_or_constant(const Token& token) {
@@ -416,7 +454,7 @@ private:
             e->args.push_back(parse_expr());
             if (!is_op(close)) expect_op(",");
         }
-        return e;
+        return finished(std::move(e));
     }
 
     ExprPtr parse_dict(std::size_t offset) {
@@ -427,12 +465,13 @@ private:
             e->args.push_back(parse_expr());
             if (!is_op("}")) expect_op(",");
         }
-        return e;
+        return finished(std::move(e));
     }
 
     std::string_view source_;
     std::vector<Token> tokens_;
     std::size_t pos_ = 0;
+    int depth_ = 0;
 };
 
 }  // namespace

@@ -29,6 +29,11 @@ public:
                                  std::shared_ptr<Dict>, std::shared_ptr<Function>>;
 
     Value() = default;
+    ~Value();  // iterative: see value.cpp
+    Value(const Value&) = default;
+    Value(Value&&) noexcept = default;
+    Value& operator=(const Value&) = default;
+    Value& operator=(Value&&) noexcept = default;
     Value(None) : storage_(None{}) {}  // NOLINT
     Value(bool b) : storage_(b) {}  // NOLINT
     Value(std::int64_t i) : storage_(i) {}  // NOLINT
@@ -74,11 +79,24 @@ public:
     // dict lookup; nullptr when absent or not a dict.
     const Value* find(std::string_view key) const;
 
+    // Whether both are the same list or the same dict (not just equal ones).
+    bool same_container(const Value& other) const;
+
     friend bool operator==(const Value& a, const Value& b);
 
 private:
+    bool owns_children() const;
+    void move_children_into(std::vector<Value>& pending);
+
     Storage storage_;
 };
+
+// Throws an Error if putting `item` into `container` (a list append, a dict attribute)
+// would make the container contain itself, or nest more than kMaxValueDepth deep.
+void check_insertable(const Value& container, const Value& item);
+
+// Throws an Error if a string of `bytes` would pass kMaxTextBytes.
+void check_text_size(std::size_t bytes);
 
 // Arguments of a call: positional, then keyword.
 struct CallArgs {

@@ -6,6 +6,7 @@
 #include "models/llm/tokenizer/sentencepiece.h"
 #include "models/llm/tokenizer/special_split.h"
 
+#include <charconv>
 #include <variant>
 
 namespace forge::llm {
@@ -78,7 +79,11 @@ std::string Tokenizer::token_to_piece(std::int32_t id, bool special) const {
         case TokenType::UserDefined: return token.text;
         case TokenType::Byte:
             if (vocab_->kind() == VocabKind::SentencePiece && token.text.size() == 6) {
-                return std::string(1, static_cast<char>(std::stoi(token.text.substr(3, 2), nullptr, 16)));
+                // "<0xAB>"; a file may hold anything there, so parse without std::stoi's exceptions.
+                unsigned value = 0;
+                const char* digits = token.text.data() + 3;
+                if (std::from_chars(digits, digits + 2, value, 16).ptr == digits + 2)
+                    return std::string(1, static_cast<char>(value));
             }
             return std::string();
         case TokenType::Normal:

@@ -10,6 +10,7 @@
 #include "models/llm/tokenizer/bpe_trainer.h"
 #include "models/llm/tokenizer/tokenizer.h"
 #include "test/models/llm_text/fixture.h"
+#include "test/models/llm_text/llama_cpp_ids.h"
 
 #include <gtest/gtest.h>
 

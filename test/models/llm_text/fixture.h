@@ -27,9 +27,4 @@ struct OwnedGguf {
 };
 OwnedGguf load_gguf_gz(const std::string& name);
 
-// Every text under `name` in the golden file (tools/llm_text/tokenize_oracle.mjs writes them),
-// encoded with and without special-token parsing, must give llama.cpp's ids. Returns how
-// many texts were compared.
-int expect_matches_llama_cpp(const Tokenizer& tokenizer, const std::string& golden_file, const std::string& name);
-
 }  // namespace forge::llm::test

@@ -4,6 +4,7 @@
 #include "core/gguf/gguf_writer.h"
 #include "models/llm/tokenizer/tokenizer.h"
 #include "test/models/llm_text/fixture.h"
+#include "test/models/llm_text/llama_cpp_ids.h"
 
 #include <gtest/gtest.h>
 

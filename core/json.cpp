@@ -1,0 +1,38 @@
+#include "core/json.h"
+
+#include "core/error.h"
+
+#include <fmt/format.h>
+
+namespace forge {
+namespace {
+
+// nlohmann's parser keeps its own stack, but copying, printing and comparing a document
+// recurse along it: a file nested 20 000 deep must stop while parsing, not overflow the
+// stack later.
+template <typename Input>
+nlohmann::json parse_bounded(Input&& input, const std::string& source, int max_depth) {
+    const nlohmann::json::parser_callback_t bounded = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth > max_depth)
+            throw FormatError(fmt::format("{}: JSON nested more than {} levels deep", source, max_depth));
+        return true;
+    };
+    try {
+        return nlohmann::json::parse(std::forward<Input>(input), bounded);
+    } catch (const nlohmann::json::exception& e) {
+        // Every nlohmann error (syntax, a number such as 1e400 out of range, bad UTF-8), named.
+        throw FormatError(fmt::format("{}: malformed JSON: {}", source, e.what()));
+    }
+}
+
+}  // namespace
+
+nlohmann::json parse_json(std::istream& in, const std::string& source, int max_depth) {
+    return parse_bounded(in, source, max_depth);
+}
+
+nlohmann::json parse_json(std::string_view text, const std::string& source, int max_depth) {
+    return parse_bounded(text, source, max_depth);
+}
+
+}  // namespace forge

@@ -1,0 +1,208 @@
+// The command line under hostile use: flags with values that would stall the machine or
+// mean something other than they say, writers pointed at their own inputs, names from files
+// that carry terminal escape sequences, and one error format for all of it.
+#include "core/checkpoint/atomic_file.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/gguf/gguf_writer.h"
+#include "test/robustness/hostile.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+namespace forge::test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kModel = std::string(FORGE_LLM_TEST_DATA) + "/qwen3-f32.gguf";
+
+std::string bytes_of(const fs::path& path) { return read_file(path.string()); }
+
+// ---- exit codes and the error format ----
+
+TEST(CliErrors, UsageErrorsExit2WithAHint) {
+    expect_usage_error(run_bounded("nam run"), "model is required");
+    expect_usage_error(run_bounded("no-such-command"), "no-such-command");
+    expect_usage_error(run_bounded("--threads 0 --version"), "--threads");
+    const BoundedRun r = run_bounded("logits " + quoted(kModel) + " --tokens 1 --out x --ctx -5");
+    expect_usage_error(r, "--ctx");
+    EXPECT_THAT(r.run.err, HasSubstr("forge logits --help"));
+}
+
+TEST(CliErrors, HelpStillSucceeds) {
+    const BoundedRun r = run_bounded("nam --help");
+    EXPECT_EQ(r.run.status, 0);
+    EXPECT_THAT(r.run.out, HasSubstr("run"));
+}
+
+TEST(CliErrors, RuntimeErrorsExit1) {
+    expect_error(run_bounded("gguf info /no/such/file.gguf"), "/no/such/file.gguf");
+}
+
+// ---- flags ----
+
+// The global --threads was bounded but bench llm's own was not: 100 000 threads stalled the
+// machine.
+TEST(CliFlags, EveryThreadCountIsBounded) {
+    expect_usage_error(run_bounded("bench llm " + quoted(kModel) + " --threads 100000"), "--threads");
+    expect_usage_error(run_bounded("--threads 100000 gguf info " + quoted(kModel)), "--threads");
+}
+
+TEST(CliFlags, NonFiniteSamplingParametersAreRejected) {
+    for (const char* flag : {"--temp inf", "--temp nan", "--temp -1", "--top-p nan", "--min-p inf", "--repeat-penalty 0"})
+        expect_usage_error(run_bounded("chat " + quoted(kModel) + " -p hi " + flag), std::string(flag).substr(0, 6));
+}
+
+TEST(CliFlags, NegativeContextIsRejected) {
+    expect_usage_error(run_bounded("chat " + quoted(kModel) + " -p hi --ctx -5"), "--ctx");
+    expect_usage_error(run_bounded("chat " + quoted(kModel) + " -p hi --ctx 0"), "--ctx");
+    expect_usage_error(run_bounded("chat " + quoted(kModel) + " -p hi --ctx 99999999999"), "--ctx");
+}
+
+// llama.cpp: -n -1 generates until the context is full or the model ends its turn. It used
+// to generate nothing.
+TEST(CliFlags, MinusOnePredictsWithoutALimit) {
+    const BoundedRun r = run_bounded("chat " + quoted(kModel) + " --raw --temp 0 --ctx 24 -n -1 -p hello");
+    EXPECT_EQ(r.run.status, 0) << r.run.err;
+    EXPECT_FALSE(r.run.out.empty());
+    expect_usage_error(run_bounded("chat " + quoted(kModel) + " -p hi -n -2"), "-n");
+}
+
+// ---- data loss: a writer pointed at one of its inputs ----
+
+class CliDataLoss : public ::testing::Test {
+protected:
+    void SetUp() override {
+        model_ = scratch_dir() / "model.gguf";
+        fs::copy_file(kModel, model_, fs::copy_options::overwrite_existing);
+        before_ = bytes_of(model_);
+    }
+    void TearDown() override {
+        EXPECT_EQ(bytes_of(model_), before_) << "the input changed";
+        EXPECT_FALSE(fs::exists(model_.string() + ".tmp"));
+    }
+    fs::path model_;
+    std::string before_;
+};
+
+TEST_F(CliDataLoss, LogitsRefusesToOverwriteItsModel) {
+    expect_error(run_bounded("logits " + quoted(model_) + " --tokens 1,2 --out " + quoted(model_)), "is the input file");
+}
+
+TEST_F(CliDataLoss, ThroughASymlinkToo) {
+    const fs::path link = scratch_dir() / "link.gguf";
+    fs::remove(link);
+    fs::create_symlink(model_, link);
+    expect_error(run_bounded("logits " + quoted(model_) + " --tokens 1,2 --out " + quoted(link)), "is the input file");
+    expect_error(run_bounded("quantize " + quoted(link) + " " + quoted(model_) + " Q8_0"), "is the input file");
+}
+
+TEST_F(CliDataLoss, ThroughAHardLinkToo) {
+    const fs::path link = scratch_dir() / "hard.gguf";
+    fs::remove(link);
+    fs::create_hard_link(model_, link);
+    expect_error(run_bounded("quantize " + quoted(model_) + " " + quoted(link) + " Q8_0"), "is the input file");
+}
+
+TEST_F(CliDataLoss, NamRunRefusesToOverwriteItsInputs) {
+    const fs::path wav = scratch_dir() / "in.wav";
+    fs::copy_file(model_, wav, fs::copy_options::overwrite_existing);  // any bytes: refused before reading
+    const std::string wav_before = bytes_of(wav);
+    expect_error(run_bounded("nam run default " + quoted(wav) + " " + quoted(wav)), "is the input file");
+    EXPECT_EQ(bytes_of(wav), wav_before);
+}
+
+TEST_F(CliDataLoss, AFailedWriteLeavesNoTemporaryFile) {
+    // The output's folder does not exist: the temporary file cannot even be created.
+    const fs::path out = scratch_dir() / "no-such-dir" / "out.f32";
+    expect_error(run_bounded("logits " + quoted(model_) + " --tokens 1,2 --out " + quoted(out)),
+                 "no-such-dir/out.f32.tmp: No such file or directory");
+}
+
+// The rename fails (the target became a non-empty folder meanwhile): the error gives the
+// rename's own reason, not "Success" (errno used to be overwritten by the clean-up), and
+// the temporary file is gone.
+TEST(AtomicWrite, FailedRenameKeepsItsReasonAndCleansUp) {
+    const fs::path target = scratch_dir() / "becomes-a-folder";
+    fs::remove_all(target);
+    std::string message;
+    {
+        checkpoint::TemporaryFile temporary(target);
+        std::ofstream(temporary.path()) << "new contents";
+        fs::create_directories(target / "child");
+        try {
+            temporary.commit();
+        } catch (const Error& e) {
+            message = e.what();
+        }
+        EXPECT_TRUE(fs::exists(temporary.path()));
+    }
+    EXPECT_THAT(message, HasSubstr("Is a directory"));
+    EXPECT_THAT(message, Not(HasSubstr("Success")));
+    EXPECT_FALSE(fs::exists(target.string() + ".tmp"));
+    fs::remove_all(target);
+}
+
+TEST_F(CliDataLoss, DevicesAreNotReplacedByFiles) {
+    expect_error(run_bounded("logits " + quoted(model_) + " --tokens 1,2 --out /dev/null"), "not a regular file");
+    EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+// ---- names from files reach the terminal escaped ----
+
+TEST(CliEscapes, TensorAndKeyNamesCannotSendEscapeSequences) {
+    gguf::GgufWriter writer;
+    writer.set("evil\x1b]0;pwned\x07key", gguf::Value(std::string("\x1b[2Jvalue")));
+    const float data[2] = {1, 2};
+    writer.add_tensor("t\x1b[31m", DType::F32, {2}, std::as_bytes(std::span(data)));
+    const fs::path path = scratch_dir() / "escape.gguf";
+    writer.write(path.string());
+    const BoundedRun r = run_bounded("gguf info " + quoted(path));
+    EXPECT_EQ(r.run.status, 0) << r.run.err;
+    EXPECT_EQ(r.run.out.find('\x1b'), std::string::npos) << r.run.out;
+    EXPECT_THAT(r.run.out, HasSubstr("t\\x1b[31m"));
+}
+
+// ---- GGUF files whose tensors share bytes ----
+
+template <typename T>
+void put(std::string& out, T value) {
+    out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+// Two f32 tensors of 4 elements at data offsets `a` and `b`.
+std::string two_tensors(std::uint64_t a, std::uint64_t b) {
+    std::string out = "GGUF";
+    put<std::uint32_t>(out, 3);
+    put<std::uint64_t>(out, 2);  // tensors
+    put<std::uint64_t>(out, 0);  // metadata entries
+    for (const auto& [name, offset] : {std::pair{"a", a}, std::pair{"b", b}}) {
+        put<std::uint64_t>(out, 1);
+        out += name;
+        put<std::uint32_t>(out, 1);   // dims
+        put<std::uint64_t>(out, 4);   // 4 elements
+        put<std::uint32_t>(out, 0);   // f32
+        put<std::uint64_t>(out, offset);
+    }
+    out.resize((out.size() + 31) / 32 * 32, '\0');
+    out.append(64, '\1');
+    return out;
+}
+
+TEST(GgufHostile, OverlappingTensorsAreRejected) {
+    const fs::path ok = write_file("apart.gguf", two_tensors(0, 32));
+    EXPECT_EQ(run_bounded("gguf info " + quoted(ok)).run.status, 0);
+    const fs::path bad = write_file("overlap.gguf", two_tensors(0, 0));
+    expect_error(run_bounded("gguf info " + quoted(bad)), "overlap tensor 'a'");
+    EXPECT_THAT(run_bounded("gguf info " + quoted(bad)).run.err, HasSubstr("overlap.gguf"));
+}
+
+}  // namespace
+}  // namespace forge::test

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Fuzz forge's parsers and interpreters with libFuzzer under AddressSanitizer + UBSan.
+#
+#   bash tools/fuzz.sh                  # every target, 60 s each
+#   bash tools/fuzz.sh nam 600          # one target (gguf nam audio safetensors chat_template tokenizer)
+#
+# Builds build-fuzz/ (clang-14, scalar kernels, -Dfuzz=true; installs clang with
+# tools/bootstrap.sh --fuzz), runs each target on its committed seeds (test/fuzz/corpus/T)
+# plus what it found before (build-fuzz/corpus/T), and ends with one line per target:
+# "T: N executions, C crashes". A crash leaves its input as build-fuzz/crash-* and makes
+# the script exit 1.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+all=(gguf nam audio safetensors chat_template tokenizer)
+target="${1:-all}"
+seconds="${2:-60}"
+if [[ "$target" == "all" ]]; then targets=("${all[@]}"); else targets=("$target"); fi
+
+bash tools/bootstrap.sh --fuzz || exit 1
+build=build-fuzz
+if [[ ! -f "$build/build.ninja" ]]; then
+    CC=clang-14 CXX=clang++-14 meson setup "$build" -Dfuzz=true -Dtests=false -Dkernel_backend=scalar -Dnative=false \
+        -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false >/dev/null || exit 1
+fi
+names=()
+for t in "${targets[@]}"; do names+=("test/fuzz/${t}_fuzz"); done
+meson compile -C "$build" "${names[@]}" || exit 1
+
+# Bounded per input: 2 GiB of memory, 20 s; inputs up to 64 KiB (templates and .nam files
+# are small; bigger inputs only slow the search).
+summary=()
+crashed=0
+for t in "${targets[@]}"; do
+    mkdir -p "$build/corpus/$t"
+    log="$build/$t.log"
+    echo "=== $t: $seconds s"
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        "$build/test/fuzz/${t}_fuzz" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=20 \
+        -artifact_prefix="$build/crash-$t-" -print_final_stats=1 \
+        "$build/corpus/$t" "test/fuzz/corpus/$t" >"$log" 2>&1
+    status=$?
+    runs=$(grep -h "stat::number_of_executed_units" "$log" | awk '{s += $2} END {print s + 0}')
+    crashes=$([[ $status -eq 0 ]] && echo 0 || echo 1)
+    [[ $status -eq 0 ]] || { crashed=1; tail -40 "$log"; }
+    summary+=("$t: $runs executions, $crashes crashes")
+done
+printf '%s\n' "${summary[@]}"
+exit $crashed
