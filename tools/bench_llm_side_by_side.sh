@@ -66,7 +66,8 @@ trap 'rm -rf "$work"' EXIT
 echo "load before: $(cat /proc/loadavg)" >&2
 if [ -z "$bandwidth" ]; then
     "$forge" --quiet --threads "$threads" bench ops --json > "$work/ops.json"
-    bandwidth=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['machine']['read_bandwidth_gbs'])" "$work/ops.json")
+    # bench ops --json prints the benchmark record's rows (docs/BENCHMARKS.md).
+    bandwidth=$(/usr/bin/python3 -c "import json,sys; print(next(r['median'] for r in json.load(open(sys.argv[1])) if r['name'] == 'machine/read bandwidth'))" "$work/ops.json")
 fi
 echo "read bandwidth: $bandwidth GB/s at $threads threads" >&2
 
