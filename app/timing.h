@@ -26,11 +26,6 @@ std::vector<double> time_reps(Body&& body, int reps) {
     return times;
 }
 
-template <typename Body>
-double median_seconds(Body&& body, int reps) {
-    return bench::summarize(time_reps(body, reps)).median;
-}
-
 // A "higher is better" row of rates: `work` (FLOP, bytes, tokens; already scaled to `unit`)
 // done in each repetition's seconds.
 inline bench::Row rate_row(std::string name, std::string unit, double work, const std::vector<double>& seconds,
