@@ -70,15 +70,19 @@ TEST(TrainGptKill, RepeatedKillNineThenResumeEqualsAnUninterruptedRun) {
     const auto base = std::filesystem::path(::testing::TempDir()) / ("forge_gpt_kill_" + std::to_string(::getpid()));
     const auto whole = base / "whole", killed = base / "killed";
     std::filesystem::remove_all(base);
+    const auto start = std::chrono::steady_clock::now();
     ASSERT_EQ(run_to_end(train_args(whole, false)), 0);
+    const double whole_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
+    // Kill at random moments within the first half of what a whole run takes on this machine (a
+    // fixed range of milliseconds let a fast, quiet machine finish before the first kill).
     std::mt19937 rng(12345);
-    std::uniform_int_distribution<int> delay_ms(20, 400);
+    std::uniform_real_distribution<double> delay_ms(0.05 * whole_ms, 0.5 * whole_ms);
     int kills = 0;
     for (int attempt = 0; attempt < 6; ++attempt) {
         const bool resume = std::filesystem::exists(killed / "checkpoint.safetensors");
         const pid_t pid = spawn(train_args(killed, resume));
-        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(delay_ms(rng)));
         ::kill(pid, SIGKILL);
         int status = 0;
         waitpid(pid, &status, 0);
