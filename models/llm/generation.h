@@ -8,10 +8,12 @@
 
 #include "models/llm/sampler.h"
 #include "models/llm/stop_strings.h"
+#include "models/llm/token_constraint.h"
 #include "models/llm/tokenizer/token_stream_decoder.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,6 +25,9 @@ struct GenerationOptions {
     SamplerOptions sampling;
     std::int64_t max_tokens = -1;   // most tokens generated; < 0: until the end or the context is full
     std::vector<std::string> stop;  // stop strings
+    // Optional: which tokens may come next (models/llm/token_constraint.h). It holds one
+    // generation's state, so give every generation a new one.
+    std::shared_ptr<TokenConstraint> constraint;
 };
 
 enum class FinishReason {
@@ -65,10 +70,13 @@ public:
 
 private:
     void end(FinishReason reason, std::string& piece);
+    std::span<const float> constrained(std::span<const float> logits);  // the constraint's mask applied
 
     const Tokenizer& tokenizer_;
     std::int64_t max_tokens_;
     Sampler& sampler_;
+    std::shared_ptr<TokenConstraint> constraint_;
+    std::vector<float> masked_;  // the logits after the constraint's mask
     TokenStreamDecoder decoder_;
     StopStrings stops_;
     std::vector<std::int32_t> tokens_;

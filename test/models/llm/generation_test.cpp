@@ -1,11 +1,13 @@
 // Stop strings in a stream (never shown, even split over pieces) and the single-sequence
 // Generator: prefix reuse gives the same tokens as a fresh run, max tokens, stop strings in
-// real decoding, cancellation from the sink, token counts.
+// real decoding, cancellation from the sink, token counts, a token constraint obeyed.
 #include "models/llm/generator.h"
 #include "models/llm/stop_strings.h"
 #include "test/models/llm/golden.h"
 
 #include <gtest/gtest.h>
+
+#include <limits>
 
 namespace forge::llm {
 namespace {
@@ -102,6 +104,45 @@ TEST(Generator, TheSinkCancels) {
         g.generate(prompt, greedy_options(30), sampler, [&](std::string_view) { return ++calls < 2; });
     EXPECT_EQ(stats.finish, FinishReason::Cancelled);
     EXPECT_LT(stats.generated_tokens, 30);
+}
+
+// Allows exactly one token sequence, then only end-of-generation: the simplest grammar.
+class ForcedTokens : public TokenConstraint {
+public:
+    ForcedTokens(std::vector<std::int32_t> tokens, std::int32_t eos) : tokens_(std::move(tokens)), eos_(eos) {}
+    void mask(std::span<float> logits) override {
+        const std::int32_t allowed = next_ < tokens_.size() ? tokens_[next_] : eos_;
+        for (std::size_t i = 0; i < logits.size(); ++i)
+            if (static_cast<std::int32_t>(i) != allowed) logits[i] = -std::numeric_limits<float>::infinity();
+    }
+    void accept(std::int32_t token) override {
+        ASSERT_LT(next_, tokens_.size());
+        EXPECT_EQ(token, tokens_[next_]);
+        ++next_;
+    }
+
+private:
+    std::vector<std::int32_t> tokens_;
+    std::int32_t eos_;
+    std::size_t next_ = 0;
+};
+
+TEST(Generator, FollowsATokenConstraintAtAnyTemperature) {
+    Fixture f;
+    const std::int32_t eos = f.format.tokenizer().eos_id();
+    ASSERT_GE(eos, 0);
+    const std::vector<std::int32_t> forced = {300, 72, 450, 101};
+    for (const float temperature : {0.0f, 1.5f}) {
+        Generator g(f.model, f.format.tokenizer(), f.options);
+        GenerationOptions o = greedy_options(20);
+        o.sampling.temperature = temperature;
+        o.sampling.seed = 7;
+        o.constraint = std::make_shared<ForcedTokens>(forced, eos);
+        std::string text;
+        const GenerationStats stats = greedy(g, std::vector<std::int32_t>{72, 101, 108}, o, text);
+        EXPECT_EQ(g.answer(), forced) << "temperature " << temperature;
+        EXPECT_EQ(stats.finish, FinishReason::EndOfGeneration);
+    }
 }
 
 }  // namespace
