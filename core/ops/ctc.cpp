@@ -48,6 +48,12 @@ std::vector<std::vector<std::int32_t>> checked_labels(const CtcTargets& targets,
 
 }  // namespace
 
+std::int64_t ctc_min_frames(std::span<const std::int32_t> labels) {
+    std::int64_t frames = static_cast<std::int64_t>(labels.size());
+    for (std::size_t j = 1; j < labels.size(); ++j) frames += labels[j] == labels[j - 1] ? 1 : 0;
+    return frames;
+}
+
 CtcResult ctc_forward_backward(const Tensor& log_probs_in, const CtcTargets& targets, bool want_grad) {
     check_f32(log_probs_in, "ctc_loss", "log_probs");
     check(log_probs_in.rank() == 3, "ctc_loss: log_probs must be [batch, frames, classes], got {}",

@@ -11,6 +11,7 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace forge {
@@ -26,6 +27,11 @@ struct CtcResult {
     Tensor nll;   // [N]: -log p(labels_n | x_n), +inf where no alignment fits
     Tensor grad;  // [N, T, C]: d nll_n / d log_probs (only when asked for)
 };
+
+// The fewest frames any alignment of `labels` needs: one per label, plus a blank between each
+// pair of equal neighbours. The loss is +inf exactly when a sequence has fewer frames; a
+// training set should drop such utterances (or use a coarser vocabulary) rather than zero them.
+std::int64_t ctc_min_frames(std::span<const std::int32_t> labels);
 
 // Checks every length and label (errors name the sequence and the field) and runs the
 // forward recursion, and with want_grad the backward one too.

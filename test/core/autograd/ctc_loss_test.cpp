@@ -66,6 +66,22 @@ TEST(CtcLoss, ImpossibleSequenceIsInfiniteUnlessZeroed) {
     EXPECT_NEAR(zeroed.item(), -std::log(6.0 / 27.0) / 2.0, 1e-6);
 }
 
+TEST(CtcLoss, InfiniteExactlyBelowTheMinimumFrames) {
+    const std::vector<std::vector<std::int32_t>> cases = {{1, 2, 3}, {1, 1, 2}, {2, 2, 2, 1}, {3}, {}};
+    for (const auto& labels : cases) {
+        const std::int64_t need = ctc_min_frames(labels);
+        for (std::int64_t frames = std::max<std::int64_t>(1, need - 2); frames <= need + 1; ++frames) {
+            const auto count = static_cast<std::int64_t>(labels.size());
+            std::vector<std::int64_t> padded(labels.begin(), labels.end());
+            padded.resize(std::max<std::size_t>(1, labels.size()), 1);
+            const CtcTargets t{Tensor::from(std::span<const std::int64_t>(padded), {1, static_cast<std::int64_t>(padded.size())}),
+                               {frames}, {count}, 0};
+            const float loss = ctc_loss(Tensor::full({1, frames, 4}, -std::log(4.0f)), t).item();
+            EXPECT_EQ(std::isinf(loss), frames < need) << "labels " << count << ", frames " << frames;
+        }
+    }
+}
+
 TEST(CtcLoss, RejectsBadLengthsAndLabels) {
     const Tensor lp = Tensor::zeros({2, 4, 3});
     auto fails = [&](CtcTargets t, const char* what) {
