@@ -1,0 +1,131 @@
+#include "models/asr/vocabulary.h"
+
+#include "core/error.h"
+#include "models/asr/gguf_keys.h"
+#include "models/asr/wer.h"
+
+namespace forge::asr {
+namespace {
+
+// Bytes of the UTF-8 character that starts with `lead` (0 if `lead` cannot start one).
+std::size_t utf8_length(unsigned char lead) {
+    if (lead < 0x80) return 1;
+    if ((lead & 0xE0) == 0xC0) return 2;
+    if ((lead & 0xF0) == 0xE0) return 3;
+    if ((lead & 0xF8) == 0xF0) return 4;
+    return 0;
+}
+
+bool is_utf8(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = utf8_length(static_cast<unsigned char>(s[i]));
+        if (n == 0 || i + n > s.size()) return false;
+        for (std::size_t k = 1; k < n; ++k)
+            if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+        i += n;
+    }
+    return true;
+}
+
+const gguf::Value& required(const gguf::GgufFile& file, std::string_view k) {
+    const gguf::Value* v = file.find(k);
+    if (v == nullptr) throw FormatError(fmt::format("{}: missing key {}", file.source(), k));
+    return *v;
+}
+
+std::int64_t required_int(const gguf::GgufFile& file, std::string_view k) {
+    const auto v = required(file, k).as_int();
+    if (!v) throw FormatError(fmt::format("{}: {} must be an integer", file.source(), k));
+    return *v;
+}
+
+}  // namespace
+
+Vocabulary Vocabulary::characters() {
+    std::vector<std::string> pieces{std::string(kWordStart)};
+    for (char c = 'a'; c <= 'z'; ++c) pieces.emplace_back(1, c);
+    pieces.emplace_back("'");
+    return Vocabulary(std::move(pieces));
+}
+
+Vocabulary::Vocabulary(std::vector<std::string> pieces) : pieces_(std::move(pieces)) {
+    check(!pieces_.empty(), "vocabulary: no pieces");
+    for (std::size_t i = 0; i < pieces_.size(); ++i) {
+        check(!pieces_[i].empty() && is_utf8(pieces_[i]), "vocabulary: piece {} is empty or not UTF-8", i);
+        check(ids_.emplace(pieces_[i], static_cast<std::int32_t>(i)).second, "vocabulary: piece '{}' appears twice",
+              pieces_[i]);
+        longest_ = std::max(longest_, pieces_[i].size());
+    }
+}
+
+std::vector<std::int32_t> Vocabulary::encode(std::string_view text) const {
+    std::string marked;
+    for (const std::string& word : normalize_words(text)) marked += std::string(kWordStart) + word;
+    std::vector<std::int32_t> ids;
+    for (std::size_t at = 0; at < marked.size();) {
+        std::size_t length = std::min(longest_, marked.size() - at);
+        for (; length > 0; --length) {
+            const auto it = ids_.find(marked.substr(at, length));
+            if (it != ids_.end()) {
+                ids.push_back(it->second);
+                break;
+            }
+        }
+        if (length == 0) {
+            const std::size_t n = std::max<std::size_t>(1, utf8_length(static_cast<unsigned char>(marked[at])));
+            fail("vocabulary: no piece for '{}' at offset {} of \"{}\"", marked.substr(at, n), at, marked);
+        }
+        at += length;
+    }
+    return ids;
+}
+
+std::string Vocabulary::decode(std::span<const std::int32_t> ids) const {
+    std::string joined;
+    for (const std::int32_t id : ids) {
+        check(id >= 0 && id <= blank_id(), "vocabulary: token id {} is outside [0, {}]", id, blank_id());
+        if (id != blank_id()) joined += pieces_[static_cast<std::size_t>(id)];
+    }
+    std::string out;  // "▁" -> space, runs collapsed, both ends trimmed
+    for (std::size_t i = 0; i < joined.size();) {
+        if (joined.compare(i, kWordStart.size(), kWordStart) == 0 || joined[i] == ' ') {
+            if (!out.empty() && out.back() != ' ') out.push_back(' ');
+            i += joined[i] == ' ' ? 1 : kWordStart.size();
+        } else {
+            out.push_back(joined[i++]);
+        }
+    }
+    if (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+void Vocabulary::add_to_gguf(gguf::GgufWriter& writer) const {
+    gguf::Array pieces{gguf::ValueType::String, {}};
+    for (const std::string& p : pieces_) pieces.items.emplace_back(p);
+    writer.set(std::string(keys::kVocabSize), static_cast<std::uint32_t>(size()));
+    writer.set(std::string(keys::kBlankId), static_cast<std::uint32_t>(blank_id()));
+    writer.set(std::string(keys::kTokenizerPieces), std::move(pieces));
+}
+
+Vocabulary Vocabulary::from_gguf(const gguf::GgufFile& file) {
+    const gguf::Array* array = required(file, keys::kTokenizerPieces).array();
+    if (array == nullptr || array->element_type != gguf::ValueType::String)
+        throw FormatError(fmt::format("{}: {} must be an array of strings", file.source(), keys::kTokenizerPieces));
+    std::vector<std::string> pieces;
+    for (const gguf::Value& v : array->items) pieces.push_back(*v.string());
+    const std::int64_t vocab_size = required_int(file, keys::kVocabSize);
+    const std::int64_t blank = required_int(file, keys::kBlankId);
+    if (vocab_size != static_cast<std::int64_t>(pieces.size()))
+        throw FormatError(fmt::format("{}: {} is {} but {} has {} pieces", file.source(), keys::kVocabSize,
+                                      vocab_size, keys::kTokenizerPieces, pieces.size()));
+    if (blank != vocab_size)
+        throw FormatError(fmt::format("{}: {} is {}, expected {} (the blank follows the pieces)", file.source(),
+                                      keys::kBlankId, blank, vocab_size));
+    try {
+        return Vocabulary(std::move(pieces));
+    } catch (const Error& e) {
+        throw FormatError(fmt::format("{}: {}: {}", file.source(), keys::kTokenizerPieces, e.what()));
+    }
+}
+
+}  // namespace forge::asr
