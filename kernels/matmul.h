@@ -46,8 +46,10 @@ using MatmulF32 = MatmulBlock<float>;
 using MatmulF16 = MatmulBlock<std::uint16_t>;  // B holds f16 bit patterns
 
 // matmul_rows is the same product with one more promise: row i of C is the same bits whatever
-// m is, because a one-row block also takes the GEMM's tiles (the matrix-vector path sums in
-// another order). The inference front-end batches rows of unrelated sequences and needs that.
+// m is, because a one-row block sums in the GEMM's order (the matrix-vector path of matmul
+// sums in another; the simd one-row kernel of matmul_rows transposes W in registers instead
+// of packing it, and decodes as fast). The inference front-end batches rows of unrelated
+// sequences and needs that.
 // (The scalar kernel keeps the promise with any m: it is one fixed-order sum per element.)
 namespace scalar {
 std::size_t matmul_scratch_floats(std::int64_t m, std::int64_t n, std::int64_t k) noexcept;

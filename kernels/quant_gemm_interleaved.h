@@ -48,6 +48,12 @@ inline constexpr bool kHasInterleavedGemm = false;
 
 inline constexpr int kInterleave = 16;
 
+// Activation rows in one register tile of the interleaved kernels (both headers). A call with
+// at most this many rows (decoding one or a few sequences) reads each group once, so it
+// streams the weights from memory and the kernels prefetch ahead; the front-end gives such a
+// call strips of about 32 KiB of groups.
+inline constexpr int kInterleavedTileRows = 8;
+
 // The bytes of one group per block of its rows, for weight format Block.
 template <typename Block>
 constexpr std::size_t interleaved_quant_bytes() {

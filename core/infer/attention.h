@@ -44,7 +44,7 @@ private:
 // q and out are [rows.size(), n_head * head_dim]; the cache already holds every row's key and
 // value. Query row i sees every cached position <= rows[i].position of slot rows[i].slot,
 // weighted by softmax(q·k / sqrt(head_dim)). With an f16 cache, q is rounded to f16 in place
-// first, as llama.cpp does.
+// first, with a Q8_0 cache through Q8_0, as llama.cpp does.
 void attention(const KvCache& cache, std::int64_t layer, std::span<const BatchRow> rows, const AttentionHeads& heads,
                std::span<float> q, std::span<float> out, AttentionScratch& scratch);
 

@@ -91,7 +91,7 @@ const kernels::ActivationBlockInfo* activation_info(const kernels::BlockQ8_0* ac
 // rows against a panel of activation rows, small enough to stay in cache; within it the
 // GEMM kernel tiles registers (or, for formats without one, a dot per output). Panels of 64
 // rows and strips of 48 weight rows are whole tiles (4 x 4 or 4 x 3). Interleaved weights
-// take strips of whole 16-row groups (decoding: about 32 KiB of them).
+// take strips of whole 16-row groups (decoding, up to kInterleavedTileRows rows: about 32 KiB).
 template <typename Block>
 struct QuantizedProduct {
     using Act = quant::ActivationBlock<Block>;
@@ -106,7 +106,9 @@ struct QuantizedProduct {
     std::int64_t panel() const { return std::min<std::int64_t>(m, 64); }
     std::int64_t strip() const {
         if (packed != nullptr) {
-            const auto groups = m == 1 ? (std::size_t{1} << 15) / packed->group_bytes() : std::size_t{4};
+            // A call of one register tile of rows (decoding) streams the weights.
+            const bool streams = m <= kernels::kInterleavedTileRows;
+            const auto groups = streams ? (std::size_t{1} << 15) / packed->group_bytes() : std::size_t{4};
             return std::max<std::int64_t>(1, static_cast<std::int64_t>(groups)) * kernels::kInterleave;
         }
         return m == 1 ? std::max<std::int64_t>(1, (std::int64_t{1} << 15) / k) : 48;

@@ -20,11 +20,12 @@ namespace {
 
 constexpr int kQuadBytes = 64;   // one quad: four quant bytes of each of the 16 rows
 constexpr int kOperands = 8;     // quads a block's 32 elements make: each meets activation bytes 4i..4i+3
-constexpr int kTileRows = 8;     // activation rows of the register tile
+constexpr int kTileRows = kInterleavedTileRows;
 
-// Decoding streams the weights once from memory: asking for the quants kAhead bytes ahead
-// (and the scales a few blocks ahead) keeps more loads in flight than the hardware
-// prefetcher does. Prefill reads each group from cache many times and skips it.
+// Decoding (one tile of activation rows, one sequence or a few) streams the weights once from
+// memory: asking for the quants kAhead bytes ahead (and the scales a few blocks ahead) keeps
+// more loads in flight than the hardware prefetcher does. Prefill reads each group from cache
+// many times and skips it.
 constexpr int kAhead = 2048;
 
 template <typename Block>
@@ -111,16 +112,17 @@ struct Q8_0Operands {
 };
 
 // Outputs j < cols of one group for activation rows r0..r0+R-1: each accumulator lane is one
-// output, summed over the blocks in order.
+// output, summed over the blocks in order. `stream`: prefetch the group ahead.
 template <typename Operands, int R>
-void tile(const InterleavedGemm<typename Operands::Block>& g, const std::byte* group, std::int64_t r0, __mmask16 cols) {
+void tile(const InterleavedGemm<typename Operands::Block>& g, const std::byte* group, std::int64_t r0, __mmask16 cols,
+          bool stream) {
     constexpr std::size_t quant_bytes = interleaved_quant_bytes<typename Operands::Block>();
     const auto* scales = reinterpret_cast<const f16_bits*>(group + static_cast<std::size_t>(g.blocks) * quant_bytes);
     __m512 acc[R];
     for (auto& v : acc) v = _mm512_setzero_ps();
     for (std::int64_t b = 0; b < g.blocks; ++b) {
         const std::byte* quants = group + static_cast<std::size_t>(b) * quant_bytes;
-        if constexpr (R == 1) prefetch_ahead<typename Operands::Block>(quants, scales + b * kInterleave);
+        if (stream) prefetch_ahead<typename Operands::Block>(quants, scales + b * kInterleave);
         __m512i w[kOperands];
         Operands::load(quants, w);
         const __m512 w_scale = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(scales + b * kInterleave)));
@@ -141,11 +143,11 @@ void tile(const InterleavedGemm<typename Operands::Block>& g, const std::byte* g
 // The tile for the last rows (fewer than kTileRows), by template dispatch.
 template <typename Operands, int R>
 void edge_tile(const InterleavedGemm<typename Operands::Block>& g, const std::byte* group, std::int64_t r0, int rows,
-               __mmask16 cols) {
+               __mmask16 cols, bool stream) {
     if constexpr (R > 1) {
-        if (rows < R) return edge_tile<Operands, R - 1>(g, group, r0, rows, cols);
+        if (rows < R) return edge_tile<Operands, R - 1>(g, group, r0, rows, cols, stream);
     }
-    tile<Operands, R>(g, group, r0, cols);
+    tile<Operands, R>(g, group, r0, cols, stream);
 }
 
 // Groups outside, activation tiles inside: a group's bytes stay in L1 while the activation
@@ -159,9 +161,10 @@ void gemm_groups(const InterleavedGemm<typename Operands::Block>& g) {
         const auto cols = static_cast<__mmask16>((1u << live) - 1u);
         const InterleavedGemm<typename Operands::Block> at{g.rows, g.cols, g.blocks, g.a, g.a_info, g.a_stride,
                                                           g.w, g.y + c0, g.y_stride};
+        const bool stream = g.rows <= kTileRows;
         std::int64_t r0 = 0;
-        for (; r0 + kTileRows <= g.rows; r0 += kTileRows) tile<Operands, kTileRows>(at, group, r0, cols);
-        if (r0 < g.rows) edge_tile<Operands, kTileRows - 1>(at, group, r0, static_cast<int>(g.rows - r0), cols);
+        for (; r0 + kTileRows <= g.rows; r0 += kTileRows) tile<Operands, kTileRows>(at, group, r0, cols, stream);
+        if (r0 < g.rows) edge_tile<Operands, kTileRows - 1>(at, group, r0, static_cast<int>(g.rows - r0), cols, stream);
     }
 }
 

@@ -25,7 +25,7 @@ namespace {
 constexpr int kSlices = 8;      // 32-element slices of a super-block
 constexpr int kQuadBytes = 64;  // one quad: four quant bytes of each of the 16 rows
 constexpr int kOperands = 8;    // quant lanes of a slice: operand i meets activation bytes 4i..4i+3
-constexpr int kTileRows = 8;    // activation rows of the register tile
+constexpr int kTileRows = kInterleavedTileRows;
 constexpr std::size_t kQuantBytes = kSlices * 4 * kQuadBytes;
 
 using Codes = std::array<std::uint8_t, kSuperBlock>;  // a super-block's unsigned element codes
@@ -289,7 +289,8 @@ __m512i dot_operands(__m512i sum, const __m512i (&w)[kOperands], const std::int8
     return sum;
 }
 
-// Decoding streams the weights once from memory: ask for them a few super-blocks ahead.
+// Decoding (one tile of activation rows) streams the weights once from memory: ask for them a
+// few super-blocks ahead.
 constexpr std::size_t kAhead = 4096;
 
 template <typename Block>
@@ -364,15 +365,15 @@ void add_float_terms(const std::byte* sb, const BlockQ8_K* const (&a)[R], const 
     }
 }
 
-// Outputs j < cols of one group for activation rows r0..r0+R-1.
+// Outputs j < cols of one group for activation rows r0..r0+R-1. `stream`: prefetch ahead.
 template <typename Block, int R>
-void tile(const InterleavedGemm<Block>& g, const std::byte* group, std::int64_t r0, __mmask16 cols) {
+void tile(const InterleavedGemm<Block>& g, const std::byte* group, std::int64_t r0, __mmask16 cols, bool stream) {
     constexpr std::size_t sb_bytes = interleaved_k_superblock_bytes<Block>();
     __m512 acc[R];
     for (auto& v : acc) v = _mm512_setzero_ps();
     for (std::int64_t b = 0; b < g.blocks; ++b) {
         const std::byte* sb = group + static_cast<std::size_t>(b) * sb_bytes;
-        if constexpr (R == 1) prefetch_ahead<Block>(sb);
+        if (stream) prefetch_ahead<Block>(sb);
         const BlockQ8_K* a[R];
         for (int r = 0; r < R; ++r) a[r] = g.a + (r0 + r) * g.a_stride + b;
         __m512i isum[R];
@@ -384,11 +385,12 @@ void tile(const InterleavedGemm<Block>& g, const std::byte* group, std::int64_t 
 }
 
 template <typename Block, int R>
-void edge_tile(const InterleavedGemm<Block>& g, const std::byte* group, std::int64_t r0, int rows, __mmask16 cols) {
+void edge_tile(const InterleavedGemm<Block>& g, const std::byte* group, std::int64_t r0, int rows, __mmask16 cols,
+               bool stream) {
     if constexpr (R > 1) {
-        if (rows < R) return edge_tile<Block, R - 1>(g, group, r0, rows, cols);
+        if (rows < R) return edge_tile<Block, R - 1>(g, group, r0, rows, cols, stream);
     }
-    tile<Block, R>(g, group, r0, cols);
+    tile<Block, R>(g, group, r0, cols, stream);
 }
 
 // Groups outside, activation tiles inside: a group's bytes stay in cache while the activation
@@ -401,9 +403,10 @@ void gemm_groups(const InterleavedGemm<Block>& g) {
         const auto live = static_cast<unsigned>(std::min<std::int64_t>(kInterleave, g.cols - c0));
         const auto cols = static_cast<__mmask16>((1u << live) - 1u);
         const InterleavedGemm<Block> at{g.rows, g.cols, g.blocks, g.a, nullptr, g.a_stride, g.w, g.y + c0, g.y_stride};
+        const bool stream = g.rows <= kTileRows;
         std::int64_t r0 = 0;
-        for (; r0 + kTileRows <= g.rows; r0 += kTileRows) tile<Block, kTileRows>(at, group, r0, cols);
-        if (r0 < g.rows) edge_tile<Block, kTileRows - 1>(at, group, r0, static_cast<int>(g.rows - r0), cols);
+        for (; r0 + kTileRows <= g.rows; r0 += kTileRows) tile<Block, kTileRows>(at, group, r0, cols, stream);
+        if (r0 < g.rows) edge_tile<Block, kTileRows - 1>(at, group, r0, static_cast<int>(g.rows - r0), cols, stream);
     }
 }
 

@@ -93,7 +93,7 @@ void check_against_spec(const Operands<Block>& op) {
     for (std::int64_t r = 0; r < op.m; ++r) {
         for (std::int64_t c = 0; c < op.n; ++c) {
             ASSERT_NEAR(y[static_cast<std::size_t>(r * y_stride + c)], op.spec(r, c),
-                        kGemmBound * op.magnitude(r, c))
+                        kGemmBound<Block> * op.magnitude(r, c))
                 << op.n << "x" << op.m << "x" << op.blocks << " at (" << r << ", " << c << ")";
         }
         for (std::int64_t c = op.n; c < y_stride; ++c) ASSERT_EQ(y[static_cast<std::size_t>(r * y_stride + c)], -1.0f);

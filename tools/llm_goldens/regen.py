@@ -8,8 +8,9 @@ For each model: NAME.gguf (random weights, 511-token vocab), NAME.logits.f32 (ll
 logits for every prompt position, f32 KV cache, little-endian [n_tokens, n_vocab]) and
 NAME.json (prompt tokens, llama.cpp's argmax at each position and its 32-token greedy
 continuation); NAME.kv-f16.logits.f32 and NAME.kv-f16.json are the same with llama.cpp's
-default f16 KV cache. The tests compare forge against these files and need neither node nor
-the network. --oracle-only reruns llama.cpp on the committed .gguf files (the models stay).
+default f16 KV cache, NAME.kv-q8_0.* with its Q8_0 cache (flash attention, one model). The
+tests compare forge against these files and need neither node nor the network. --oracle-only
+reruns llama.cpp on the committed .gguf files (the models stay).
 """
 import argparse
 import json
@@ -26,6 +27,8 @@ PROMPT = [72, 101, 108, 108, 111, 44, 256, 300, 350, 400, 450, 500, 12, 33, 261,
 SMALL = ["--n-layer", "2", "--n-embd", "64", "--n-head", "4", "--n-head-kv", "2", "--n-ff", "128"]
 # K-quants need rows of whole 256-value super-blocks.
 WIDE = ["--n-layer", "1", "--n-embd", "256", "--n-head", "4", "--n-head-kv", "2", "--n-ff", "256"]
+# A Q8_0 KV cache needs heads of whole 32-value blocks: SMALL with two heads of 32.
+HEAD32 = ["--n-layer", "2", "--n-embd", "64", "--n-head", "2", "--n-head-kv", "1", "--n-ff", "128"]
 
 # name: (arch, shape, seed, make_gguf dtype, extra args, forge quantize type or None[, rope_scaling.py args])
 # forge quantize runs with --pure except for the names in MIXTURES.
@@ -47,6 +50,8 @@ MODELS = {
     # Llama 3.1-style per-pair frequency divisors (rope_freqs.weight) and YaRN metadata.
     "llama-rope-freqs": ("llama", SMALL, 6, "f32", [], None, ["--llama3-freqs", "8,1,4,1024"]),
     "qwen3-yarn": ("qwen3", SMALL, 7, "f32", ["--tie-embeddings"], None, ["--yarn", "4,256", "--attn-factor", "1.1"]),
+    # Q8_0 weights and llama.cpp's Q8_0 KV cache (its only golden: see KV_TYPES).
+    "qwen3-q8_0-head32": ("qwen3", HEAD32, 10, "q8_0", ["--tie-embeddings"], None),
 }
 
 
@@ -81,7 +86,10 @@ def make_model(name, spec, kit, forge, out, tmp):
 
 
 # llama.cpp's KV cache type -> the suffix of its golden files.
-KV_SUFFIX = {"f32": "", "f16": ".kv-f16"}
+KV_SUFFIX = {"f32": "", "f16": ".kv-f16", "q8_0": ".kv-q8_0"}
+# The caches each model is run with (default: f32 and f16). A Q8_0 cache needs a head size that
+# is a multiple of 32; one small model is enough to test it, so the others skip it.
+KV_TYPES = {"qwen3-q8_0-head32": ["q8_0"]}
 
 
 def oracle(model, name, kit, out, kv_type):
@@ -89,7 +97,9 @@ def oracle(model, name, kit, out, kv_type):
     js = stem + ".oracle.json"
     run(["node", os.path.join(kit, "llama_oracle.mjs"), "--model", model, "--tokens", ",".join(map(str, PROMPT)),
          "--gen", "32", "--top", "1", "--kv-type", kv_type, "--threads", "2", "--add-bos", "no",
-         "--logits-out", stem + ".logits.f32", "--out", js])
+         "--logits-out", stem + ".logits.f32", "--out", js,
+         # llama.cpp stores a quantized V cache only with flash attention.
+         *(["--flash-attn"] if kv_type == "q8_0" else [])])
     with open(js) as f:
         r = json.load(f)
     os.remove(js)
@@ -117,7 +127,7 @@ def main():
                 model = os.path.join(a.out, name + ".gguf")
             else:
                 model = make_model(name, spec, a.kit, os.path.abspath(a.forge), a.out, tmp)
-            for kv_type in KV_SUFFIX:
+            for kv_type in KV_TYPES.get(name, ["f32", "f16"]):
                 oracle(model, name, a.kit, a.out, kv_type)
             print(name, os.path.getsize(model), file=sys.stderr)
 

@@ -1,7 +1,7 @@
 // The committed llama.cpp goldens (test/data/llm/, made by tools/llm_goldens/regen.py): a
 // random-weight model, llama.cpp's logits and argmax for every prompt position and its 32-token
 // greedy continuation, once with an f32 KV cache (NAME.*) and once with llama.cpp's default
-// f16 KV cache (NAME.kv-f16.*).
+// f16 KV cache (NAME.kv-f16.*); one model with a Q8_0 KV cache (NAME.kv-q8_0.*).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -24,12 +24,22 @@ struct Golden {
     std::vector<float> logits;  // [prompt.size(), n_vocab]
 };
 
-enum class OracleKv { F32, F16 };  // the KV cache llama.cpp ran with
+enum class OracleKv { F32, F16, Q8_0 };  // the KV cache llama.cpp ran with
+
+// The suffix of a golden's files for the cache llama.cpp ran with (f32: none).
+inline std::string kv_suffix(OracleKv kv) {
+    switch (kv) {
+        case OracleKv::F32: return "";
+        case OracleKv::F16: return ".kv-f16";
+        case OracleKv::Q8_0: return ".kv-q8_0";
+    }
+    return "";
+}
 
 inline Golden load_golden(const std::string& name, OracleKv kv = OracleKv::F32) {
     Golden g;
     g.model_path = golden_path(name + ".gguf");
-    const std::string stem = name + (kv == OracleKv::F16 ? ".kv-f16" : "");
+    const std::string stem = name + kv_suffix(kv);
     std::ifstream json_file(golden_path(stem + ".json"));
     if (!json_file) throw std::runtime_error("missing golden " + golden_path(stem + ".json"));
     const auto json = nlohmann::json::parse(json_file);

@@ -59,11 +59,19 @@ struct ParityCase {
     double tie_margin = 0.0;
 };
 
-KvType forge_kv(OracleKv kv) { return kv == OracleKv::F16 ? KvType::F16 : KvType::F32; }
+KvType forge_kv(OracleKv kv) {
+    switch (kv) {
+        case OracleKv::F32: return KvType::F32;
+        case OracleKv::F16: return KvType::F16;
+        case OracleKv::Q8_0: return KvType::Q8_0;
+    }
+    return KvType::F32;
+}
 
 std::string case_name(const ::testing::TestParamInfo<ParityCase>& info) {
-    std::string name = std::string(info.param.golden) + (info.param.kv == OracleKv::F16 ? "_kv_f16" : "_kv_f32");
+    std::string name = std::string(info.param.golden) + (info.param.kv == OracleKv::F32 ? ".kv-f32" : test::kv_suffix(info.param.kv));
     std::replace(name.begin(), name.end(), '-', '_');
+    std::replace(name.begin(), name.end(), '.', '_');
     return name;
 }
 
@@ -129,6 +137,8 @@ TEST_P(Parity, GreedyContinuationIsTokenExact) {
 // - f16 cache: llama.cpp rounds the queries and the softmax weights to f16 and forge does the
 //   same (models/llm/attention.cpp); the summation order still differs, and an f16 rounding
 //   of a weight can land the other way (~1e-5 to 3e-4).
+// - Q8_0 cache: llama.cpp scores with q quantized to Q8_0 and forge rounds q the same way
+//   (core/infer/attention.cpp); without that 1.1e-2..2.6e-2.
 // - quantized weights: the activations are quantized too (Q8_0 / Q8_K), and an activation that
 //   sits at a rounding boundary moves a whole quantization step for a 1e-7 difference upstream,
 //   so the agreement is bit-level (1e-7) unless such a step happens, then 1e-3 to 2e-2; which
@@ -138,7 +148,7 @@ TEST_P(Parity, GreedyContinuationIsTokenExact) {
 // - f16 weights (qwen3-f16): llama.cpp multiplies them by f16-rounded activations, forge by
 //   f32 ones (1.7e-3, 3.0e-3). Position 13 has a top-2 margin of 2.6e-4 (1.4e-4 with the f16
 //   cache), under that difference: its argmax is not a property of the math, so it is not checked.
-constexpr OracleKv kF32 = OracleKv::F32, kF16 = OracleKv::F16;
+constexpr OracleKv kF32 = OracleKv::F32, kF16 = OracleKv::F16, kQ8_0 = OracleKv::Q8_0;
 const ParityCase kCases[] = {
     // llama-rope-freqs carries Llama 3.1-style rope_freqs.weight divisors; qwen3-yarn YaRN
     // scaling (factor 4, original context 256, attn_factor 1.1).
@@ -172,6 +182,8 @@ const ParityCase kCases[] = {
     {"llama-q5_k_m", kF32, 3.8e-6},       // 3.75e-7 simd
     {"qwen3-q4_k_m", kF16, 1.7e-1},       // 1.63e-2 simd (steps)
     {"llama-q5_k_m", kF16, 2.2e-1},       // 2.14e-2 simd (steps)
+    // A Q8_0 KV cache (heads of 32); llama.cpp stores it with flash attention.
+    {"qwen3-q8_0-head32", kQ8_0, 2.5e-2}, // 1.10e-7 simd, 2.47e-3 scalar (one position, a step; the rest <= 1.1e-7)
 };
 
 INSTANTIATE_TEST_SUITE_P(Goldens, Parity, ::testing::ValuesIn(kCases), case_name);
