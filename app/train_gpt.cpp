@@ -52,7 +52,7 @@ public:
         if (tty_) fmt::print(stderr, "\r{:<100}\r", "");
         fmt::print(stderr, "step {}/{}: loss {:.4f}, val {:.4f} bits/byte, {:.0f} tok/s, lr x{:.3f}, {} elapsed\n",
                    r.step, r.total_steps, r.loss, *r.val_bpb, r.tokens_per_s, r.lr_multiplier, duration(r.elapsed_s));
-        if (r.sample) fmt::print(stderr, "  sample: {}\n", nlohmann::json(*r.sample).dump());
+        if (r.sample) fmt::print(stderr, "  sample: {}\n", nlohmann::json(*r.sample).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
 
 private:

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace forge::distributed {
 
@@ -31,6 +33,14 @@ GradientSync::~GradientSync() {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
+        if (reduced_ < submitted_) {
+            // Left in the middle of a step (an error unwinding this rank): the thread is inside
+            // a sum that the other ranks can no longer finish, and joining it would hang. The
+            // job cannot continue, so end all of it now.
+            std::fprintf(stderr, "forge: rank %d of %d failed during a gradient sum; ending the job\n", comm_.rank(),
+                         comm_.size());
+            comm_.abort_job(1);
+        }
     }
     changed_.notify_all();
     thread_.join();
@@ -89,6 +99,7 @@ void GradientSync::communicate() {
             if (reduced_ == submitted_) return;  // stopping, nothing left
             b = reduced_;
         }
+        const auto start = std::chrono::steady_clock::now();
         try {
             comm_.sum_in_rank_order(buckets_[b].values);
         } catch (...) {
@@ -97,6 +108,7 @@ void GradientSync::communicate() {
         }
         {
             std::lock_guard lock(mutex_);
+            reducing_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             ++reduced_;
         }
         changed_.notify_all();
@@ -113,6 +125,7 @@ void GradientSync::finish() {
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return reduced_ == buckets_.size(); });
         submitted_ = reduced_ = 0;
+        reduce_seconds_ = std::exchange(reducing_seconds_, 0.0);
     }
     exposed_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     next_to_submit_ = 0;

@@ -44,6 +44,8 @@ public:
     // Seconds finish() spent waiting for the communication thread in the last step: the part
     // of the reduction the backward pass did not hide.
     double exposed_seconds() const { return exposed_seconds_; }
+    // Seconds the communication thread spent summing in the last step (hidden or not).
+    double reduce_seconds() const { return reduce_seconds_; }
 
 private:
     struct Bucket {
@@ -65,10 +67,12 @@ private:
     std::vector<Bucket> buckets_;
     std::size_t next_to_submit_ = 0;
     double exposed_seconds_ = 0.0;
+    double reduce_seconds_ = 0.0;
 
     std::mutex mutex_;
     std::condition_variable changed_;
     std::size_t submitted_ = 0, reduced_ = 0;  // guarded by mutex_
+    double reducing_seconds_ = 0.0;            // guarded by mutex_: this step's sums so far
     bool stopping_ = false;
     std::exception_ptr error_;
     std::thread thread_;

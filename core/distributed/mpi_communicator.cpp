@@ -98,7 +98,8 @@ private:
     // The sum travels along the chain 0 -> 1 -> ... -> P-1 (rank r adds its own terms to what
     // rank r-1 sent: the rank order of the interface), chunk by chunk so that all ranks work
     // at once, then rank P-1 broadcasts the total. Each rank sends and receives about twice
-    // the buffer, like a ring all-reduce; the chain adds P-1 chunk times of latency.
+    // the buffer, like a ring all-reduce; the chain adds P-1 chunk times of latency. (MPI's own
+    // MPI_Allreduce may add in any order, which would make results depend on P's tree shape.)
     template <typename T>
     void chained_sum(std::span<T> data) {
         if (size_ == 1 || data.empty()) return;
@@ -121,12 +122,16 @@ private:
             }
         }
         for (auto& request : sends) wait_politely(request, "sending a partial sum");
+        // All chunks at once, so the broadcast tree pipelines them instead of one chunk's
+        // log2(P) hops after another's.
+        std::vector<MPI_Request> broadcasts;
         for (std::size_t offset = 0; offset < data.size(); offset += kChunk) {
             const int count = static_cast<int>(std::min(kChunk, data.size() - offset));
-            MPI_Request request;
-            check_mpi(MPI_Ibcast(data.data() + offset, count, type, size_ - 1, MPI_COMM_WORLD, &request), "MPI_Ibcast");
-            wait_politely(request, "broadcasting the sum");
+            broadcasts.emplace_back();
+            check_mpi(MPI_Ibcast(data.data() + offset, count, type, size_ - 1, MPI_COMM_WORLD, &broadcasts.back()),
+                      "MPI_Ibcast");
         }
+        for (auto& request : broadcasts) wait_politely(request, "broadcasting the sum");
     }
 
     int rank_ = 0;

@@ -137,6 +137,11 @@ public:
             r.grad_norm = last_grad_norm_;
             r.tokens_per_s = static_cast<double>(config_.batch * config_.seq_len) / seconds;
             r.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+            r.optimizer_s = last_optimizer_s_;
+            if (comm_.size() > 1) {
+                r.allreduce_s = sync_.reduce_seconds();
+                r.allreduce_exposed_s = sync_.exposed_seconds();
+            }
             if (!comm_.is_root()) continue;  // the other ranks' models are the same bits
             if (step % config_.eval_every == 0 || step == steps_) evaluate(r);
             write_log_line(log, r);
@@ -205,7 +210,9 @@ private:
         }
         sync_.finish();
         comm_.sum_in_rank_order(std::span<double>(&loss_sum, 1));
+        const auto optimizer_start = Clock::now();
         last_grad_norm_ = optimizer_.step(step);
+        last_optimizer_s_ = std::chrono::duration<double>(Clock::now() - optimizer_start).count();
         return loss_sum / static_cast<double>(all_micro_steps);
     }
 
@@ -227,9 +234,13 @@ private:
                                {"grad_norm", r.grad_norm},
                                {"tokens_per_s", r.tokens_per_s},
                                {"elapsed_s", r.elapsed_s}};
+        line["optimizer_s"] = r.optimizer_s;
+        if (r.allreduce_s) line["allreduce_s"] = *r.allreduce_s;
+        if (r.allreduce_exposed_s) line["allreduce_exposed_s"] = *r.allreduce_exposed_s;
         if (r.val_bpb) line["val_bpb"] = *r.val_bpb;
         if (r.sample) line["sample"] = *r.sample;
-        log << line.dump() << "\n";
+        // A greedy sample of a young model may end inside a UTF-8 sequence: write U+FFFD for it.
+        log << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         log.flush();
     }
 
@@ -248,6 +259,7 @@ private:
     std::int64_t micro_batch_;
     distributed::GradientSync sync_;
     double last_grad_norm_ = 0.0;
+    double last_optimizer_s_ = 0.0;
 };
 
 }  // namespace

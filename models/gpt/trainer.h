@@ -5,9 +5,10 @@
 //   per byte, a greedy sample, a checkpoint -> DIR/model.gguf for llama.cpp.
 //
 // DIR holds checkpoint.safetensors (run_checkpoint.h), log.jsonl (one JSON object per
-// logged step: step, loss, lr, tokens_per_s, and val_bpb/sample when measured) and, at the
-// end, model.gguf. A resumed run loads the checkpoint, drops log lines after it, and
-// continues with the same rows and rates, so its losses equal an uninterrupted run's.
+// logged step: step, loss, lr, tokens_per_s, optimizer_s, allreduce_s under mpirun, and
+// val_bpb/sample when measured) and, at the end, model.gguf. A resumed run loads the
+// checkpoint, drops log lines after it, and continues with the same rows and rates, so its
+// losses equal an uninterrupted run's.
 //
 // Data parallel (`mpirun -np P forge train gpt`, docs/TRAINING.md): rank r of P reads rows
 // [r B/P, (r+1) B/P) of each global batch of B rows, in micro-batches; the last micro-batch's
@@ -59,6 +60,10 @@ struct StepReport {
     double grad_norm = 0.0;
     double tokens_per_s = 0.0;
     double elapsed_s = 0.0;  // training time of this invocation so far
+    double optimizer_s = 0.0;  // of this step, in the optimizer (every rank runs all of it)
+    // Data parallel only: seconds this step spent summing gradients over the ranks, and the
+    // part of it the backward pass did not hide.
+    std::optional<double> allreduce_s, allreduce_exposed_s;
     std::optional<double> val_bpb;
     std::optional<std::string> sample;
 };
