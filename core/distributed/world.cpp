@@ -1,6 +1,7 @@
 #include "core/distributed/world.h"
 
 #include "core/distributed/single_process.h"
+#include "core/distributed_config.h"  // FORGE_WITH_MPI, written by core/meson.build
 #include "core/error.h"
 
 #if FORGE_WITH_MPI
