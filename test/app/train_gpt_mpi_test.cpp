@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -108,6 +109,19 @@ TEST_F(TrainGptMpi, RanksOfBOverPRowsEqualOneProcessWithPMicroBatches) {
         EXPECT_EQ(losses(job), expected) << ranks << " ranks";
         EXPECT_EQ(read_file((job / "model.gguf").string()), read_file((one / "model.gguf").string())) << ranks << " ranks";
     }
+}
+
+TEST_F(TrainGptMpi, ABatchThatDoesNotSplitOverTheRanksIsAClearErrorNotAHang) {
+    const fs::path err = base_ / "stderr.txt";
+    auto args = forge_train(base_ / "uneven", 2);
+    const auto batch = std::find(args.begin(), args.end(), "--batch");
+    *(batch + 1) = "6";  // 6 rows over 4 ranks
+    const auto start = Clock::now();
+    EXPECT_NE(run(mpirun(4, args), err), 0);
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 60.0);
+    const std::string message = read_file(err.string());
+    EXPECT_NE(message.find("--batch 6 does not split evenly over 4 ranks"), std::string::npos) << message;
+    EXPECT_NE(message.find("error on rank"), std::string::npos) << message;
 }
 
 TEST_F(TrainGptMpi, KillingOneRankEndsTheJobAndItsCheckpointResumesOnOneProcess) {
