@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace forge::distributed {
 
@@ -29,6 +30,19 @@ int launcher_world_size() {
         }
     }
     return 1;
+}
+
+int threads_per_local_rank() {
+    if (const char* set = std::getenv("FORGE_THREADS"); set != nullptr && *set != '\0') return 0;
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
+        const char* value = std::getenv(name);
+        if (value == nullptr) continue;
+        const int local = std::atoi(value);
+        if (local <= 1) return 0;
+        const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        return std::max(1, cores / local);
+    }
+    return 0;
 }
 
 bool built_with_mpi() { return FORGE_WITH_MPI != 0; }

@@ -14,6 +14,11 @@ bool launched_by_mpi();
 // How many processes the launcher says the job has (1 when none is seen).
 int launcher_world_size();
 
+// Threads for each of several ranks an MPI launcher started on this machine (its cores divided
+// among them, at least 1), from OMPI_COMM_WORLD_LOCAL_SIZE or MPI_LOCALNRANKS (MPICH); 0 when
+// there is no launcher, one local rank, or FORGE_THREADS is set (the caller's default stands).
+int threads_per_local_rank();
+
 // True when this forge was built with MPI (meson -Dmpi=auto found it, or -Dmpi=enabled).
 bool built_with_mpi();
 
