@@ -2,6 +2,7 @@
 // shares (logging, threads, --version) and turns errors into one message and an exit code.
 #include "app/cli_checks.h"
 #include "app/commands.h"
+#include "core/distributed/world.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
@@ -64,7 +65,7 @@ int main(int argc, char** argv) {
     forge.add_flag("--version", show_version, "Print version, backend, instruction set and thread count");
     forge.add_flag("-v,--verbose", verbose, "Log more detail");
     forge.add_flag("--quiet", quiet, "Log only warnings and errors");
-    forge.add_option("--threads", threads, "Worker threads (default: FORGE_THREADS, else all cores)")
+    forge.add_option("--threads", threads, "Worker threads (default: FORGE_THREADS, else all cores, shared among the MPI ranks on this machine)")
         ->envname("FORGE_THREADS")
         ->check(CLI::Range(1, forge::ThreadPool::kMaxThreads));
 
@@ -87,6 +88,8 @@ int main(int argc, char** argv) {
 
     try {
         configure_logging(verbose, quiet);
+        // Several ranks of an MPI job on one machine share its cores instead of each taking all.
+        if (threads == 0) threads = forge::distributed::threads_per_local_rank();
         if (threads > 0) forge::ThreadPool::set_global_threads(threads);
         if (show_version) {
             print_version();

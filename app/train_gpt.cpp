@@ -1,15 +1,19 @@
 // `forge train gpt --data FILE... --tokenizer TOK.gguf [--depth D] [--seq-len T] [--batch B]
 // [--steps N | --tokens N] [--seed S] [--out DIR] [--resume] [--json]`: pretrain a GPT from
-// scratch (models/gpt/) and export DIR/model.gguf for llama.cpp and `forge chat`.
+// scratch (models/gpt/) and export DIR/model.gguf for llama.cpp and `forge chat`. Under
+// `mpirun -np P` the P processes train one model data-parallel (core/distributed/).
 #include "app/commands.h"
+#include "core/distributed/world.h"
 #include "models/gpt/trainer.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include <unistd.h>
 
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,7 +52,7 @@ public:
         if (tty_) fmt::print(stderr, "\r{:<100}\r", "");
         fmt::print(stderr, "step {}/{}: loss {:.4f}, val {:.4f} bits/byte, {:.0f} tok/s, lr x{:.3f}, {} elapsed\n",
                    r.step, r.total_steps, r.loss, *r.val_bpb, r.tokens_per_s, r.lr_multiplier, duration(r.elapsed_s));
-        if (r.sample) fmt::print(stderr, "  sample: {}\n", nlohmann::json(*r.sample).dump());
+        if (r.sample) fmt::print(stderr, "  sample: {}\n", nlohmann::json(*r.sample).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
 
 private:
@@ -56,12 +60,14 @@ private:
     std::int64_t first_ = -1;
 };
 
-int run_train_gpt(GptCli& cli) {
+int train_and_print(GptCli& cli, distributed::Communicator& world) {
     for (const auto& d : cli.data) cli.config.data.emplace_back(d);
     cli.config.tokenizer = cli.tokenizer;
     cli.config.out_dir = cli.out;
+    if (world.size() > 1 && world.is_root()) spdlog::info("data parallel: {}", world.describe());
     Progress progress;
-    const gpt::TrainResult r = gpt::train_gpt(cli.config, [&](const gpt::StepReport& s) { progress(s); });
+    const gpt::TrainResult r = gpt::train_gpt(cli.config, [&](const gpt::StepReport& s) { progress(s); }, world);
+    if (!world.is_root()) return 0;  // rank 0 speaks for the job
     if (cli.json) {
         const nlohmann::json out = {{"val_bpb", r.val_bpb},   {"loss", r.loss},
                                     {"tokens", r.tokens},     {"tokens_per_s", r.tokens_per_s},
@@ -74,6 +80,21 @@ int run_train_gpt(GptCli& cli) {
                    r.parameters, r.steps, r.tokens, r.tokens_per_s, r.loss, r.val_bpb, r.model.string());
     }
     return 0;
+}
+
+// A failure on one rank of a job ends the whole job at once (the other ranks would otherwise
+// wait at the next gradient sum forever), with the error and the failing rank on stderr.
+int run_train_gpt(GptCli& cli) {
+    const auto world = distributed::connect_world();
+    if (world->size() == 1) return train_and_print(cli, *world);
+    try {
+        return train_and_print(cli, *world);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "forge: error on rank {} of {}: {}\n", world->rank(), world->size(), e.what());
+        std::fflush(stderr);
+        world->abort_job(1);
+    }
+    return 1;  // not reached: abort_job ends the process
 }
 
 }  // namespace

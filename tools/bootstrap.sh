@@ -20,6 +20,8 @@ packages=(
     libpcre2-dev                # PCRE2: Unicode regexes of the LLM tokenizers' pre-tokenizers
     zlib1g-dev                  # zlib: reading the gzip-compressed tokenizer test fixtures
     pocketsphinx-testdata       # real LibriVox clips + references: the ASR eval harness and its test
+    libopenmpi-dev              # Open MPI: data-parallel training (`mpirun -np P forge train gpt`)
+    openmpi-bin                 # Open MPI's mpirun: the -np 2 loss-equality and kill tests
 )
 
 # Only with --fuzz: clang's libFuzzer and sanitizers for the fuzz targets (tools/fuzz.sh).

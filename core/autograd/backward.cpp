@@ -26,18 +26,28 @@ void check_not_consumed(const Node& node) {
           node.name);
 }
 
-// For every node reachable from `root`: how many edges from other reachable nodes point at it.
-std::unordered_map<Node*, int> count_consumers(Node* root) {
-    std::unordered_map<Node*, int> consumers{{root, 0}};
+// For every node and every leaf reachable from `root`: how many edges from reachable nodes
+// point at it (a node runs, and a leaf's gradient is final, when all of them have delivered).
+struct Consumers {
+    std::unordered_map<Node*, int> nodes;
+    std::unordered_map<const AutogradMeta*, int> leaves;
+};
+
+Consumers count_consumers(Node* root) {
+    Consumers consumers{{{root, 0}}, {}};
     std::vector<Node*> stack{root};
     while (!stack.empty()) {
         Node* node = stack.back();
         stack.pop_back();
         check_not_consumed(*node);
         for (const auto& input : node->inputs) {
-            if (!input || !input->grad_fn) continue;
+            if (!input) continue;
+            if (!input->grad_fn) {
+                ++consumers.leaves[input.get()];
+                continue;
+            }
             Node* producer = input->grad_fn.get();
-            auto [it, first_visit] = consumers.try_emplace(producer, 0);
+            auto [it, first_visit] = consumers.nodes.try_emplace(producer, 0);
             ++it->second;
             if (first_visit) stack.push_back(producer);
         }
@@ -103,7 +113,7 @@ Tensor seed_gradient(const Tensor& output, const Tensor& grad_output) {
 
 }  // namespace
 
-void backward(const Tensor& output, const Tensor& grad_output) {
+void backward(const Tensor& output, const Tensor& grad_output, const FinalGradientFn& on_final_gradient) {
     const auto& meta = output.autograd_meta();
     check(meta && meta->requires_grad,
           "backward() on a tensor that does not require a gradient (no parameter was marked "
@@ -111,10 +121,11 @@ void backward(const Tensor& output, const Tensor& grad_output) {
     const Tensor seed = seed_gradient(output, grad_output);
     if (!meta->grad_fn) {  // the output is itself a leaf
         meta->grad = accumulate(meta->grad, seed);
+        if (on_final_gradient) on_final_gradient(*meta);
         return;
     }
     Node* root = meta->grad_fn.get();
-    std::unordered_map<Node*, int> waiting = count_consumers(root);
+    Consumers waiting = count_consumers(root);
     std::unordered_map<Node*, Tensor> pending{{root, seed}};
     std::vector<Node*> wave{root};
     while (!wave.empty()) {
@@ -133,11 +144,12 @@ void backward(const Tensor& output, const Tensor& grad_output) {
                 const Tensor& g = results[k][i];
                 if (!input->grad_fn) {
                     if (g.defined()) input->grad = accumulate(input->grad, g.contiguous());
+                    if (--waiting.leaves[input.get()] == 0 && on_final_gradient) on_final_gradient(*input);
                     continue;
                 }
                 Node* producer = input->grad_fn.get();
                 pending[producer] = accumulate(pending[producer], g);
-                if (--waiting[producer] == 0) next.push_back(producer);
+                if (--waiting.nodes[producer] == 0) next.push_back(producer);
             }
         }
         wave = std::move(next);

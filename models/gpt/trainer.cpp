@@ -2,6 +2,8 @@
 
 #include "core/autograd/ag.h"
 #include "core/checkpoint/atomic_file.h"
+#include "core/distributed/gradient_sync.h"
+#include "core/distributed/single_process.h"
 #include "core/error.h"
 #include "core/gguf/gguf_file.h"
 #include "models/gpt/corpus.h"
@@ -33,13 +35,14 @@ double activation_bytes_per_row(const GptConfig& c) {
     return 4.0 * (static_cast<double>(c.depth) * per_layer + 3.0 * t * static_cast<double>(c.vocab));
 }
 
-std::int64_t choose_micro_batch(const TrainConfig& config, const GptConfig& model) {
+// Rows per forward/backward out of the `rows` of one rank's step.
+std::int64_t choose_micro_batch(const TrainConfig& config, const GptConfig& model, std::int64_t rows) {
     if (config.micro_batch > 0) {
-        check(config.batch % config.micro_batch == 0, "--micro-batch {} does not divide --batch {}",
-              config.micro_batch, config.batch);
+        check(rows % config.micro_batch == 0, "--micro-batch {} does not divide the {} rows of each rank's step",
+              config.micro_batch, rows);
         return config.micro_batch;
     }
-    std::int64_t micro = config.batch;
+    std::int64_t micro = rows;
     while (micro % 2 == 0 && static_cast<double>(micro) * activation_bytes_per_row(model) > kActivationBudgetBytes) {
         micro /= 2;
     }
@@ -83,9 +86,11 @@ void truncate_log(const std::filesystem::path& path, std::int64_t step) {
 
 class Trainer {
 public:
-    Trainer(const TrainConfig& config, const ReportFn& report)
+    Trainer(const TrainConfig& config, const ReportFn& report, distributed::Communicator& comm)
         : config_(config),
           report_(report),
+          comm_(comm),
+          rows_per_rank_(rows_per_rank(config.batch, comm)),
           tokenizer_file_(gguf::GgufFile::open(config.tokenizer.string())),
           tokenizer_(llm::Tokenizer::from_gguf(tokenizer_file_)),
           model_config_(make_model_config()),
@@ -94,7 +99,8 @@ public:
           optimizer_(model_, config.optimizer, config.batch * config.seq_len, steps_),
           corpus_(load_corpus(config.data, tokenizer_, config.seq_len)),
           sampler_(corpus_.train, config.seq_len, config.seed),
-          micro_batch_(choose_micro_batch(config, model_config_)) {
+          micro_batch_(choose_micro_batch(config, model_config_, rows_per_rank_)),
+          sync_(comm, model_.params().trainable()) {
         check(config.batch >= 1, "--batch {}: must be at least 1", config.batch);
         check(config.eval_every >= 1 && config.checkpoint_every >= 1, "--eval-every and --checkpoint-every must be >= 1");
     }
@@ -106,11 +112,12 @@ public:
         if (config_.resume) {
             check_same_settings(read_checkpoint_settings(checkpoint_path()), settings, checkpoint_path());
             step = load_run_checkpoint(checkpoint_path(), model_, optimizer_);
-            truncate_log(log_path(), step);
-        } else {
+            if (comm_.is_root()) truncate_log(log_path(), step);
+        } else if (comm_.is_root()) {
             checkpoint::write_file_atomically(log_path(), std::string_view{});
         }
-        std::ofstream log(log_path(), std::ios::app);
+        std::ofstream log;
+        if (comm_.is_root()) log.open(log_path(), std::ios::app);
         TrainResult result;
         result.parameters = model_.params().numel();
         const auto start = Clock::now();
@@ -130,6 +137,12 @@ public:
             r.grad_norm = last_grad_norm_;
             r.tokens_per_s = static_cast<double>(config_.batch * config_.seq_len) / seconds;
             r.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+            r.optimizer_s = last_optimizer_s_;
+            if (comm_.size() > 1) {
+                r.allreduce_s = sync_.reduce_seconds();
+                r.allreduce_exposed_s = sync_.exposed_seconds();
+            }
+            if (!comm_.is_root()) continue;  // the other ranks' models are the same bits
             if (step % config_.eval_every == 0 || step == steps_) evaluate(r);
             write_log_line(log, r);
             if (step % config_.checkpoint_every == 0 || step == steps_) {
@@ -139,14 +152,15 @@ public:
             result.loss = loss;
             if (r.val_bpb) result.val_bpb = *r.val_bpb;
         }
+        result.steps = step;
+        result.seconds = train_seconds;
+        result.tokens_per_s = train_seconds > 0.0 ? static_cast<double>(result.tokens) / train_seconds : 0.0;
+        if (!comm_.is_root()) return result;
         if (result.tokens == 0) {  // resumed a finished run: measure it again for the summary
             StepReport r;
             evaluate(r);
             result.val_bpb = *r.val_bpb;
         }
-        result.steps = step;
-        result.seconds = train_seconds;
-        result.tokens_per_s = train_seconds > 0.0 ? static_cast<double>(result.tokens) / train_seconds : 0.0;
         result.model = config_.out_dir / "model.gguf";
         export_gguf(model_, tokenizer_file_, fmt::format("forge-gpt-d{}", config_.depth), result.model);
         return result;
@@ -166,24 +180,40 @@ private:
     std::filesystem::path checkpoint_path() const { return config_.out_dir / "checkpoint.safetensors"; }
     std::filesystem::path log_path() const { return config_.out_dir / "log.jsonl"; }
 
-    // One optimizer step over `batch` rows; returns the mean loss over the step's tokens.
+    static std::int64_t rows_per_rank(std::int64_t batch, const distributed::Communicator& comm) {
+        check(batch % comm.size() == 0, "--batch {} does not split evenly over {} ranks (give a multiple of {})",
+              batch, comm.size(), comm.size());
+        return batch / comm.size();
+    }
+
+    // One optimizer step over `batch` rows (this rank's share of them); returns the mean loss
+    // over the step's tokens. Micro-batch losses are scaled by 1 / (all ranks' micro-batches),
+    // so the gradients summed over micro-batches and ranks are those of the step's mean loss.
     double train_step(std::int64_t step) {
         optimizer_.zero_grad();
-        const std::int64_t micro_steps = config_.batch / micro_batch_;
+        const std::int64_t micro_steps = rows_per_rank_ / micro_batch_;
+        const std::int64_t all_micro_steps = micro_steps * comm_.size();
+        const std::int64_t first_row = step * config_.batch + comm_.rank() * rows_per_rank_;
         double loss_sum = 0.0;
         for (std::int64_t m = 0; m < micro_steps; ++m) {
             Tensor inputs, targets;
-            sampler_.rows(step * config_.batch + m * micro_batch_, micro_batch_, inputs, targets);
+            sampler_.rows(first_row + m * micro_batch_, micro_batch_, inputs, targets);
             const Tensor logits = model_.forward(inputs);
             const Tensor loss = ag::cross_entropy(
                 ag::reshape(logits, Shape{micro_batch_ * config_.seq_len, model_config_.vocab}),
                 targets.reshape(Shape{micro_batch_ * config_.seq_len}));
             // Each micro-batch has the same number of targets, so the mean of the means is the step's mean.
-            ag::backward(micro_steps == 1 ? loss : ag::mul(loss, 1.0f / static_cast<float>(micro_steps)));
+            const bool last = m + 1 == micro_steps;
+            ag::backward(all_micro_steps == 1 ? loss : ag::mul(loss, 1.0f / static_cast<float>(all_micro_steps)), {},
+                         last ? sync_.on_final_gradient() : ag::FinalGradientFn{});
             loss_sum += loss.item();
         }
+        sync_.finish();
+        comm_.sum_in_rank_order(std::span<double>(&loss_sum, 1));
+        const auto optimizer_start = Clock::now();
         last_grad_norm_ = optimizer_.step(step);
-        return loss_sum / static_cast<double>(micro_steps);
+        last_optimizer_s_ = std::chrono::duration<double>(Clock::now() - optimizer_start).count();
+        return loss_sum / static_cast<double>(all_micro_steps);
     }
 
     void evaluate(StepReport& r) {
@@ -204,14 +234,20 @@ private:
                                {"grad_norm", r.grad_norm},
                                {"tokens_per_s", r.tokens_per_s},
                                {"elapsed_s", r.elapsed_s}};
+        line["optimizer_s"] = r.optimizer_s;
+        if (r.allreduce_s) line["allreduce_s"] = *r.allreduce_s;
+        if (r.allreduce_exposed_s) line["allreduce_exposed_s"] = *r.allreduce_exposed_s;
         if (r.val_bpb) line["val_bpb"] = *r.val_bpb;
         if (r.sample) line["sample"] = *r.sample;
-        log << line.dump() << "\n";
+        // A greedy sample of a young model may end inside a UTF-8 sequence: write U+FFFD for it.
+        log << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         log.flush();
     }
 
     TrainConfig config_;
     ReportFn report_;
+    distributed::Communicator& comm_;
+    std::int64_t rows_per_rank_;
     gguf::GgufFile tokenizer_file_;
     llm::Tokenizer tokenizer_;
     GptConfig model_config_;
@@ -221,15 +257,22 @@ private:
     Corpus corpus_;
     RowSampler sampler_;
     std::int64_t micro_batch_;
+    distributed::GradientSync sync_;
     double last_grad_norm_ = 0.0;
+    double last_optimizer_s_ = 0.0;
 };
 
 }  // namespace
 
-TrainResult train_gpt(const TrainConfig& config, const ReportFn& report) {
+TrainResult train_gpt(const TrainConfig& config, const ReportFn& report, distributed::Communicator& comm) {
     check(!config.data.empty(), "--data: give at least one text file");
     check(!config.tokenizer.empty(), "--tokenizer: give a GGUF with tokenizer.ggml.* keys");
-    return Trainer(config, report).run();
+    return Trainer(config, report, comm).run();
+}
+
+TrainResult train_gpt(const TrainConfig& config, const ReportFn& report) {
+    distributed::SingleProcess one;
+    return train_gpt(config, report, one);
 }
 
 }  // namespace forge::gpt

@@ -5,15 +5,20 @@
 //   per byte, a greedy sample, a checkpoint -> DIR/model.gguf for llama.cpp.
 //
 // DIR holds checkpoint.safetensors (run_checkpoint.h), log.jsonl (one JSON object per
-// logged step: step, loss, lr, tokens_per_s, and val_bpb/sample when measured) and, at the
-// end, model.gguf. A resumed run loads the checkpoint, drops log lines after it, and
-// continues with the same rows and rates, so its losses equal an uninterrupted run's.
+// logged step: step, loss, lr, tokens_per_s, optimizer_s, allreduce_s under mpirun, and
+// val_bpb/sample when measured) and, at the end, model.gguf. A resumed run loads the
+// checkpoint, drops log lines after it, and continues with the same rows and rates, so its
+// losses equal an uninterrupted run's.
 //
-// Gradients of one step are complete in ag::grad(p) for every p of model.params().trainable()
-// between the last micro-batch's backward and the optimizer step (where a data-parallel
-// all-reduce goes).
+// Data parallel (`mpirun -np P forge train gpt`, docs/TRAINING.md): rank r of P reads rows
+// [r B/P, (r+1) B/P) of each global batch of B rows, in micro-batches; the last micro-batch's
+// backward hands final gradients to a GradientSync (core/distributed/), which sums them over
+// the ranks in rank order while the backward continues. The optimizer step then runs on the
+// same sums on every rank; rank 0 alone logs, evaluates, checkpoints and exports. The rows of
+// a step do not depend on P, so --resume works with any number of ranks that divides B.
 #pragma once
 
+#include "core/distributed/communicator.h"
 #include "models/gpt/gpt_config.h"
 #include "models/gpt/gpt_optimizer.h"
 
@@ -34,7 +39,7 @@ struct TrainConfig {
     std::int64_t head_dim = 0;  // 0: GptConfig's default
     std::int64_t seq_len = 256;
     std::int64_t batch = 16;       // rows of seq_len tokens per optimizer step
-    std::int64_t micro_batch = 0;  // rows per forward/backward; 0: as many as fit the memory budget
+    std::int64_t micro_batch = 0;  // rows per forward/backward (of one rank); 0: what fits the memory budget
     std::int64_t steps = 0;        // 0: from `tokens`, else 20 tokens per parameter (nanochat's ratio)
     std::int64_t tokens = 0;
     std::uint64_t seed = 0;
@@ -55,6 +60,10 @@ struct StepReport {
     double grad_norm = 0.0;
     double tokens_per_s = 0.0;
     double elapsed_s = 0.0;  // training time of this invocation so far
+    double optimizer_s = 0.0;  // of this step, in the optimizer (every rank runs all of it)
+    // Data parallel only: seconds this step spent summing gradients over the ranks, and the
+    // part of it the backward pass did not hide.
+    std::optional<double> allreduce_s, allreduce_exposed_s;
     std::optional<double> val_bpb;
     std::optional<std::string> sample;
 };
@@ -72,6 +81,8 @@ struct TrainResult {
 
 using ReportFn = std::function<void(const StepReport&)>;
 
+// One process, or rank comm.rank() of a data-parallel job (report is called on rank 0 only).
 TrainResult train_gpt(const TrainConfig& config, const ReportFn& report);
+TrainResult train_gpt(const TrainConfig& config, const ReportFn& report, distributed::Communicator& comm);
 
 }  // namespace forge::gpt

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +15,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+extern char** environ;
 
 namespace forge::test {
 
@@ -51,6 +56,22 @@ inline ForgeRun run_forge(const std::string& args, const std::string& input = ""
     run.err = read_file(err);
     for (const std::string& path : {in, out, err}) std::remove(path.c_str());
     return run;
+}
+
+// Starts `args` (argv[0] a path) in the background with stdout to /dev/null and stderr to
+// `stderr_path`; returns its pid, for tests that kill or time a run.
+inline pid_t spawn_process(const std::vector<std::string>& args, const std::string& stderr_path = "/dev/null") {
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = -1;
+    EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
 }
 
 }  // namespace forge::test

@@ -21,6 +21,27 @@ TEST(Engine, DiamondAddsBothPaths) {
     EXPECT_EQ(grad(x).to_vector(), (std::vector<float>{5.0f, -1.0f}));
 }
 
+TEST(Engine, FinalGradientIsReportedOnceEachLeafIsComplete) {
+    // loss = sum((x*x + 3x) * w): w's gradient is final after the last op, x's only after both
+    // of its paths delivered. Each leaf is reported once, with its whole gradient in place.
+    const Tensor x = requires_grad(Tensor::from({1.0f, -2.0f}, {2}));
+    const Tensor w = requires_grad(Tensor::from({2.0f, 0.5f}, {2}));
+    const Tensor unused = requires_grad(Tensor::from({1.0f}, {1}));
+    std::vector<const AutogradMeta*> order;
+    std::vector<std::vector<float>> at_report;
+    backward(sum_all(ag::mul(ag::add(ag::mul(x, x), ag::mul(x, 3.0f)), w)), {}, [&](const AutogradMeta& leaf) {
+        order.push_back(&leaf);
+        at_report.push_back(leaf.grad.to_vector());
+    });
+    ASSERT_EQ(order.size(), 2u);
+    EXPECT_EQ(order[0], w.autograd_meta().get());
+    EXPECT_EQ(order[1], x.autograd_meta().get());
+    EXPECT_EQ(at_report[0], (std::vector<float>{4.0f, -2.0f}));  // x*x + 3x
+    EXPECT_EQ(at_report[1], (std::vector<float>{10.0f, -0.5f}));  // (2x + 3) * w
+    EXPECT_EQ(at_report[1], grad(x).to_vector());
+    EXPECT_FALSE(grad(unused).defined());
+}
+
 TEST(Engine, LeavesAccumulateUntilZeroGrad) {
     const Tensor x = requires_grad(Tensor::from({1.0f, 2.0f}, {2}));
     backward(sum_all(ag::mul(x, 2.0f)));
