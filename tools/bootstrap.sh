@@ -19,6 +19,7 @@ packages=(
     portaudio19-dev             # PortAudio: recording through an audio interface (forge nam profile)
     libpcre2-dev                # PCRE2: Unicode regexes of the LLM tokenizers' pre-tokenizers
     zlib1g-dev                  # zlib: reading the gzip-compressed tokenizer test fixtures
+    libkissfft-dev              # KISS FFT (BSD): the log-mel front end of forge transcribe
 )
 
 # Only with --fuzz: clang's libFuzzer and sanitizers for the fuzz targets (tools/fuzz.sh).
