@@ -34,11 +34,12 @@ ConformerConvolution ConformerConvolution::make(ParameterSet& params, const std:
     return c;
 }
 
-Tensor ConformerConvolution::operator()(const Tensor& x) const {
+Tensor ConformerConvolution::operator()(const Tensor& x, const Tensor& time_mask) const {
     const std::int64_t d = config.dim;
     const std::int64_t halves[] = {d, d};
     const auto gates = ag::split(pointwise(x, pointwise1_w, pointwise1_b), halves, 2);
-    const Tensor glu = ag::mul(gates[0], ag::sigmoid(gates[1]));  // [B, T, d]
+    Tensor glu = ag::mul(gates[0], ag::sigmoid(gates[1]));  // [B, T, d]
+    if (time_mask.defined()) glu = ag::mul(glu, time_mask);
     const Tensor channels_first = ag::contiguous(ag::transpose(glu, 1, 2));  // [B, d, T]
     const Tensor mixed = ag::conv1d(channels_first, depthwise_w, depthwise_b,
                                     {.dilation = 1, .groups = d, .padding = Conv1dPadding::Same});

@@ -33,7 +33,9 @@ struct ConformerConvolution {
 
     static ConformerConvolution make(ParameterSet& params, const std::string& prefix,
                                      const ConformerConvolutionConfig& config);
-    Tensor operator()(const Tensor& x) const;  // [B, T, d] -> [B, T, d]
+    // [B, T, d] -> [B, T, d]; time_mask [B, T, 1] (padded_time_mask), when defined, zeroes the
+    // padded frames before the depthwise convolution so they do not leak into real ones.
+    Tensor operator()(const Tensor& x, const Tensor& time_mask = {}) const;
 };
 
 }  // namespace forge::nn

@@ -27,10 +27,11 @@ ConformerLayer ConformerLayer::make(ParameterSet& params, const std::string& pre
     return layer;
 }
 
-Tensor ConformerLayer::operator()(const Tensor& x, const Tensor& positions) const {
+Tensor ConformerLayer::operator()(const Tensor& x, const Tensor& positions, const Tensor& key_mask,
+                                  const Tensor& time_mask) const {
     Tensor h = ag::add(x, ag::mul(ff1(norm_ff1(x)), 0.5f));
-    h = ag::add(h, attn(norm_attn(h), positions));
-    h = ag::add(h, conv(norm_conv(h)));
+    h = ag::add(h, attn(norm_attn(h), positions, key_mask));
+    h = ag::add(h, conv(norm_conv(h), time_mask));
     h = ag::add(h, ag::mul(ff2(norm_ff2(h)), 0.5f));
     return norm_out(h);
 }

@@ -43,8 +43,10 @@ struct ConformerLayer {
     ConformerConvolution conv;
 
     static ConformerLayer make(ParameterSet& params, const std::string& prefix, const ConformerLayerConfig& config);
-    // x [B, T, dim], positions [2T-1, dim] -> [B, T, dim]
-    Tensor operator()(const Tensor& x, const Tensor& positions) const;
+    // x [B, T, dim], positions [2T-1, dim] -> [B, T, dim]. A padded batch passes its masks
+    // (padded_key_mask, padded_time_mask); real frames then never see padding.
+    Tensor operator()(const Tensor& x, const Tensor& positions, const Tensor& key_mask = {},
+                      const Tensor& time_mask = {}) const;
 };
 
 }  // namespace forge::nn

@@ -29,7 +29,7 @@ RelPositionAttention RelPositionAttention::make(ParameterSet& params, const std:
     return a;
 }
 
-Tensor RelPositionAttention::operator()(const Tensor& x, const Tensor& positions) const {
+Tensor RelPositionAttention::operator()(const Tensor& x, const Tensor& positions, const Tensor& key_mask) const {
     const std::int64_t b = x.size(0), t = x.size(1), h = config.n_head, dk = config.dim / h;
     check(positions.rank() == 2 && positions.size(0) == 2 * t - 1 && positions.size(1) == config.dim,
           "attention: positions must be [{}, {}] for {} frames, got {}", 2 * t - 1, config.dim, t,
@@ -43,9 +43,36 @@ Tensor RelPositionAttention::operator()(const Tensor& x, const Tensor& positions
     const Tensor content = ag::matmul(q_u, kh, false, true);                 // [B, H, T, T]
     const Tensor position = rel_shift(ag::matmul(q_v, ph, false, true));     // [B, H, T, T]
     const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
-    const Tensor weights = ag::softmax(ag::add(content, position), scale);
+    Tensor scores = ag::add(content, position);
+    if (key_mask.defined()) scores = ag::add(scores, key_mask);
+    const Tensor weights = ag::softmax(scores, scale);
     const Tensor mixed = ag::transpose(ag::matmul(weights, vh), 1, 2);      // [B, T, H, dk]
     return out(ag::reshape(ag::contiguous(mixed), Shape{b, t, config.dim}));
+}
+
+namespace {
+
+// [B, frames] of `real` for t < lengths[b], else `pad`, shaped `shape`.
+Tensor length_mask(std::span<const std::int64_t> lengths, std::int64_t frames, float real, float pad,
+                   const Shape& shape) {
+    std::vector<float> values;
+    for (const std::int64_t length : lengths) {
+        check(length >= 1 && length <= frames, "mask: a length of {} frames in a batch of {}", length, frames);
+        for (std::int64_t t = 0; t < frames; ++t) values.push_back(t < length ? real : pad);
+    }
+    return Tensor::from(std::span<const float>(values), shape);
+}
+
+}  // namespace
+
+Tensor padded_key_mask(std::span<const std::int64_t> lengths, std::int64_t frames) {
+    const auto b = static_cast<std::int64_t>(lengths.size());
+    return length_mask(lengths, frames, 0.0f, -1e30f, Shape{b, 1, 1, frames});
+}
+
+Tensor padded_time_mask(std::span<const std::int64_t> lengths, std::int64_t frames) {
+    const auto b = static_cast<std::int64_t>(lengths.size());
+    return length_mask(lengths, frames, 1.0f, 0.0f, Shape{b, frames, 1});
 }
 
 Tensor relative_positions(std::int64_t length, std::int64_t dim) {

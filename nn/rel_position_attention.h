@@ -15,6 +15,7 @@
 #include "nn/linear.h"
 #include "nn/parameter_set.h"
 
+#include <span>
 #include <string>
 
 namespace forge::nn {
@@ -32,9 +33,16 @@ struct RelPositionAttention {
 
     static RelPositionAttention make(ParameterSet& params, const std::string& prefix,
                                      const RelPositionAttentionConfig& config);
-    // x [B, T, dim], positions [2T-1, dim] (relative_positions) -> [B, T, dim]
-    Tensor operator()(const Tensor& x, const Tensor& positions) const;
+    // x [B, T, dim], positions [2T-1, dim] (relative_positions) -> [B, T, dim]. key_mask, when
+    // defined, is added to the scores: [B, 1, 1, T], 0 for a real frame and a large negative
+    // number for padding (padded_key_mask), so no frame attends to padding.
+    Tensor operator()(const Tensor& x, const Tensor& positions, const Tensor& key_mask = {}) const;
 };
+
+// Masks of a padded batch of lengths[b] <= frames real frames: the additive attention mask
+// [B, 1, 1, frames] (0 or -1e30) and the multiplicative time mask [B, frames, 1] (1 or 0).
+Tensor padded_key_mask(std::span<const std::int64_t> lengths, std::int64_t frames);
+Tensor padded_time_mask(std::span<const std::int64_t> lengths, std::int64_t frames);
 
 // The sinusoidal encodings of the relative offsets T-1, T-2, ..., -(T-1): row r is offset
 // T-1-r, with sin at even and cos at odd features (Transformer-XL, NeMo's RelPositionalEncoding).

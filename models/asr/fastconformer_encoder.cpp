@@ -1,6 +1,7 @@
 #include "models/asr/fastconformer_encoder.h"
 
 #include "core/autograd/ops/pointwise.h"
+#include "core/error.h"
 
 #include <cmath>
 #include <string>
@@ -20,11 +21,20 @@ FastConformerEncoder FastConformerEncoder::make(nn::ParameterSet& params, const 
     return e;
 }
 
-Tensor FastConformerEncoder::operator()(const Tensor& features) const {
+Tensor FastConformerEncoder::operator()(const Tensor& features, std::span<const std::int64_t> lengths) const {
+    check(lengths.empty() || static_cast<std::int64_t>(lengths.size()) == features.size(0),
+          "encoder: {} lengths for a batch of {}", lengths.size(), features.size(0));
     Tensor x = pre_encode(features);
     if (config.xscaling) x = ag::mul(x, static_cast<float>(std::sqrt(static_cast<double>(config.d_model))));
     const Tensor positions = nn::relative_positions(x.size(1), config.d_model);
-    for (const nn::ConformerLayer& layer : layers) x = layer(x, positions);
+    Tensor key_mask, time_mask;
+    if (!lengths.empty()) {
+        std::vector<std::int64_t> frames;
+        for (const std::int64_t length : lengths) frames.push_back(nn::ConvSubsampling::subsampled_length(length));
+        key_mask = nn::padded_key_mask(frames, x.size(1));
+        time_mask = nn::padded_time_mask(frames, x.size(1));
+    }
+    for (const nn::ConformerLayer& layer : layers) x = layer(x, positions, key_mask, time_mask);
     return x;
 }
 

@@ -13,6 +13,7 @@
 #include "nn/conv_subsampling.h"
 #include "nn/parameter_set.h"
 
+#include <span>
 #include <vector>
 
 namespace forge::asr {
@@ -23,7 +24,10 @@ struct FastConformerEncoder {
     std::vector<nn::ConformerLayer> layers;
 
     static FastConformerEncoder make(nn::ParameterSet& params, const EncoderConfig& config);
-    Tensor operator()(const Tensor& features) const;  // [B, T, feat_in] -> [B, T', d_model]
+    // [B, T, feat_in] -> [B, T', d_model]. A padded batch gives each utterance's real mel frames
+    // in `lengths` (B of them); its encoder frames are then subsampled_length(lengths[b]), and
+    // they equal the utterance encoded alone.
+    Tensor operator()(const Tensor& features, std::span<const std::int64_t> lengths = {}) const;
 };
 
 }  // namespace forge::asr
