@@ -4,6 +4,7 @@
 #include "core/gguf/gguf_writer.h"
 #include "core/quant/quantize.h"
 #include "models/asr/parakeet_model.h"
+#include "models/asr/parakeet_writer.h"
 #include "test/models/asr/oracle.h"
 
 #include <gtest/gtest.h>
@@ -129,6 +130,31 @@ TEST(ParakeetFormat, QuantizedLinearsLoad) {
     for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]));
     EXPECT_GT(worst, 0.0);   // quantized, not copied
     EXPECT_LT(worst, 0.02);  // Q8_0: within half a step of 1/127 of each block's largest weight
+}
+
+// What forge train asr exports loads back as the same model: keys, pieces, durations, and the
+// same encoder output on the clip, bit for bit.
+TEST(ParakeetFormat, WriterRoundTrips) {
+    for (const std::string variant : {"ctc", "rnnt", "tdt_ctc"}) {
+        const gguf::GgufFile source = gguf::GgufFile::open(model_path(variant).string());
+        const ParakeetModel model = ParakeetModel::load(model_path(variant));
+        const std::int64_t mels = model.config.preprocessor.n_mels, bins = model.config.preprocessor.n_fft / 2 + 1;
+        const Tensor fb = gguf::TensorLoader(source).raw("preprocessor.featurizer.fb", Shape{1, mels, bins})
+                              .reshape(Shape{mels, bins});
+        const auto window = gguf::TensorLoader(source).vector_f32("preprocessor.featurizer.window", 400).to_vector();
+        const auto path = std::filesystem::temp_directory_path() / ("forge_asr_roundtrip_" + variant + ".gguf");
+        write_parakeet_gguf(path, model, fb, window, "round trip");
+        const ParakeetModel back = ParakeetModel::load(path);
+        std::filesystem::remove(path);
+        EXPECT_EQ(back.config.arch, model.config.arch);
+        EXPECT_EQ(back.config.pieces, model.config.pieces);
+        EXPECT_EQ(back.config.transducer.durations, model.config.transducer.durations);
+        EXPECT_EQ(back.config.encoder.xscaling, model.config.encoder.xscaling);
+        EXPECT_EQ(back.config.encoder.use_bias, model.config.encoder.use_bias);
+        const Tensor mel = (*model.log_mel)(testing::clip());
+        EXPECT_EQ((*back.log_mel)(testing::clip()).to_vector(), mel.to_vector());
+        EXPECT_EQ(back.encode(mel).to_vector(), model.encode(mel).to_vector()) << variant;
+    }
 }
 
 }  // namespace
