@@ -11,6 +11,7 @@ void add_bench_command(CLI::App& forge, CommandTable& commands) {
     add_bench_quant_command(*bench, commands);
     add_bench_run_commands(*bench, commands);
     add_bench_train_command(*bench, commands);
+    add_bench_transcribe_command(*bench, commands);
 }
 
 }  // namespace forge::app

@@ -12,5 +12,6 @@ void add_bench_quant_command(CLI::App& bench, CommandTable& commands);
 // `forge bench run` and `forge bench compare` (bench_run.cpp).
 void add_bench_run_commands(CLI::App& bench, CommandTable& commands);
 void add_bench_train_command(CLI::App& bench, CommandTable& commands);
+void add_bench_transcribe_command(CLI::App& bench, CommandTable& commands);
 
 }  // namespace forge::app

@@ -47,6 +47,7 @@ void add_nam_train_commands(CLI::App& forge, CLI::App& nam, CommandTable& comman
 void add_quantize_command(CLI::App& forge, CommandTable& commands);
 void add_tokenize_command(CLI::App& forge, CommandTable& commands);
 void add_train_command(CLI::App& forge, CommandTable& commands);
+void add_transcribe_command(CLI::App& forge, CommandTable& commands);
 // Called by add_train_command: `forge train gpt`.
 void add_train_gpt_command(CLI::App& train, CommandTable& commands);
 // Called by add_train_command: `forge train tokenizer`.

@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
     forge::app::add_quantize_command(forge, commands);
     forge::app::add_tokenize_command(forge, commands);
     forge::app::add_train_command(forge, commands);
+    forge::app::add_transcribe_command(forge, commands);
 
     try {
         forge.parse(argc, argv);

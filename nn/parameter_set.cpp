@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/gguf/gguf_file.h"
 #include "core/gguf/gguf_writer.h"
+#include "core/quant/quantize.h"
 
 #include <algorithm>
 #include <cstring>
@@ -100,12 +101,12 @@ void ParameterSet::load_gguf(const gguf::GgufFile& file) {
     for (const auto& p : params_) {
         const gguf::TensorInfo* info = file.find_tensor(p.name);
         check(info != nullptr, "{}: no tensor '{}'", file.source(), p.name);
-        check(info->dtype == DType::F32 || info->dtype == DType::F16 || info->dtype == DType::BF16,
-              "{}: tensor '{}' is {}, expected f32, f16 or bf16", file.source(), p.name, dtype_name(info->dtype));
-        // Copied out of the file's bytes (works for parsed, not only mapped, files).
-        Tensor stored = Tensor::empty(info->shape(), info->dtype);
-        const auto bytes = file.tensor_bytes(*info);
-        std::memcpy(stored.raw_data(), bytes.data(), bytes.size());
+        check(quant::can_decode(info->dtype), "{}: tensor '{}' is {}, which forge cannot decode", file.source(), p.name,
+              dtype_name(info->dtype));
+        // Copied out of the file's bytes (works for parsed, not only mapped, files); a quantized
+        // tensor (a large linear of a converted speech model) is decoded to f32 once, here.
+        Tensor stored = Tensor::empty(info->shape(), DType::F32);
+        quant::dequantize_bytes(info->dtype, file.tensor_bytes(*info), stored.span<float>());
         copy_into(p.value, stored, p.name, file.source());
     }
 }

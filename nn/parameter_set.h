@@ -56,7 +56,8 @@ public:
     void load_safetensors(const std::filesystem::path& path);
     // Every parameter as an f32 GGUF tensor of the same name (dims innermost first).
     void add_to_gguf(gguf::GgufWriter& writer) const;
-    // Parameters from GGUF tensors of the same names (f32, f16 or bf16; extra tensors ignored).
+    // Parameters from GGUF tensors of the same names (f32, f16, bf16, or a block format decoded to
+    // f32; extra tensors ignored).
     void load_gguf(const gguf::GgufFile& file);
 
 private:

@@ -22,6 +22,7 @@ packages=(
     pocketsphinx-testdata       # real LibriVox clips + references: the ASR eval harness and its test
     libopenmpi-dev              # Open MPI: data-parallel training (`mpirun -np P forge train gpt`)
     openmpi-bin                 # Open MPI's mpirun: the -np 2 loss-equality and kill tests
+    libkissfft-dev              # KISS FFT (BSD): the log-mel front end of forge transcribe
 )
 
 # Only with --fuzz: clang's libFuzzer and sanitizers for the fuzz targets (tools/fuzz.sh).

@@ -11,6 +11,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/ops/conv1d.h"
 #include "core/autograd/ops/ctc.h"
+#include "core/autograd/ops/conv2d.h"
 #include "core/autograd/ops/dropout.h"
 #include "core/autograd/ops/embedding.h"
 #include "core/autograd/ops/loss.h"

@@ -34,6 +34,10 @@ void validate(const Tensor& x, const Tensor& weight, const Tensor& bias, const C
         check(bias.dtype() == DType::F32 && bias.rank() == 1 && bias.size(0) == out_channels,
               "conv1d: bias must be f32 [{}], got {} {}", out_channels, dtype_name(bias.dtype()), bias.shape().to_string());
     }
+    if (options.padding == Conv1dPadding::Same) {
+        check(weight.size(2) % 2 == 1, "conv1d: same padding needs an odd kernel size, got weight {}",
+              weight.shape().to_string());
+    }
     if (options.padding == Conv1dPadding::Valid) {
         const std::int64_t span = (weight.size(2) - 1) * options.dilation + 1;
         check(x.size(-1) >= span, "conv1d: valid convolution needs T >= (K-1)*dilation+1 = {}, got T = {}", span, x.size(-1));
@@ -42,6 +46,15 @@ void validate(const Tensor& x, const Tensor& weight, const Tensor& bias, const C
 
 }  // namespace
 
+std::int64_t conv1d_left_pad(Conv1dPadding padding, std::int64_t taps, std::int64_t dilation) {
+    switch (padding) {
+        case Conv1dPadding::Causal: return (taps - 1) * dilation;
+        case Conv1dPadding::Valid: return 0;
+        case Conv1dPadding::Same: return (taps - 1) / 2 * dilation;
+    }
+    return 0;
+}
+
 Tensor conv1d(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias_in, Conv1dOptions options) {
     validate(x_in, weight_in, bias_in, options);
     const Tensor x = x_in.rank() == 2 ? x_in.unsqueeze(0).contiguous() : x_in.contiguous();
@@ -49,8 +62,9 @@ Tensor conv1d(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias_in
     const Tensor bias = bias_in.defined() ? bias_in.contiguous() : Tensor();
     const std::int64_t batch = x.size(0), in_channels = x.size(1), length = x.size(2);
     const std::int64_t out_channels = weight.size(0), taps = weight.size(2);
-    const bool causal = options.padding == Conv1dPadding::Causal;
-    const std::int64_t out_length = causal ? length : length - (taps - 1) * options.dilation;
+    const bool valid = options.padding == Conv1dPadding::Valid;
+    const std::int64_t out_length = valid ? length - (taps - 1) * options.dilation : length;
+    const std::int64_t left_pad = conv1d_left_pad(options.padding, taps, options.dilation);
     Tensor out = Tensor::empty({batch, out_channels, out_length});
     if (out.numel() == 0) return x_in.rank() == 2 ? out.squeeze(0) : out;
 
@@ -67,7 +81,7 @@ Tensor conv1d(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias_in
         const std::int64_t t0 = task % time_tasks * task_time;
         kernels::active::conv1d({x_data + b * in_channels * length, length, in_channels, length, w_data, b_data,
                                  out_data + b * out_channels * out_length, out_length, out_channels, out_length, taps,
-                                 options.dilation, options.groups, causal ? (taps - 1) * options.dilation : 0, 0,
+                                 options.dilation, options.groups, left_pad, 0,
                                  out_channels, t0, std::min(out_length, t0 + task_time)});
     });
     return x_in.rank() == 2 ? out.squeeze(0) : out;

@@ -10,7 +10,11 @@ namespace forge {
 enum class Conv1dPadding {
     Causal,  // left pad (K-1)*dilation: output length T, out[t] sees inputs up to t only
     Valid,   // no padding: output length T - (K-1)*dilation
+    Same,    // (K-1)/2*dilation zeros on each side (K odd): output length T, centred taps (Conformer)
 };
+
+// The zeros before the first input step that `padding` puts there for a kernel of `taps` taps.
+std::int64_t conv1d_left_pad(Conv1dPadding padding, std::int64_t taps, std::int64_t dilation);
 
 struct Conv1dOptions {
     std::int64_t dilation = 1;

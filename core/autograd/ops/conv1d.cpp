@@ -5,14 +5,14 @@
 #include "core/ops/matmul.h"
 #include "core/ops/reduce.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace forge::ag {
 namespace {
 
-// The causal left padding (zeros), or none for a valid convolution.
 std::int64_t left_padding(std::int64_t kernel, const Conv1dOptions& options) {
-    return options.padding == Conv1dPadding::Causal ? (kernel - 1) * options.dilation : 0;
+    return conv1d_left_pad(options.padding, kernel, options.dilation);
 }
 
 // The gradient with respect to the input is itself a convolution of g: input step s
@@ -33,6 +33,10 @@ Tensor input_grad(const Tensor& g, const Tensor& weight, const Conv1dOptions& op
                     flipped[static_cast<std::size_t>(((group * in_per + c) * out_per + o) * kernel + kernel - 1 - k)] =
                         src[static_cast<std::size_t>(((group * out_per + o) * in_per + c) * kernel + k)];
     const Tensor w_t = Tensor::from(std::span<const float>(flipped), Shape{in_per * options.groups, out_per, kernel});
+    if (options.padding == Conv1dPadding::Same) {
+        return forge::conv1d(g, w_t, Tensor{}, {.dilation = options.dilation, .groups = options.groups,
+                                                .padding = Conv1dPadding::Same});
+    }
     const std::int64_t after = (kernel - 1) * options.dilation;
     const std::vector<Tensor> parts = {g, Tensor::zeros(Shape{g.size(0), g.size(1), after})};
     const Tensor padded = after > 0 ? forge::concat(parts, 2) : g;
@@ -44,7 +48,7 @@ Tensor input_grad(const Tensor& g, const Tensor& weight, const Conv1dOptions& op
 
 // The weight gradient of one group, tap by tap: gw[o, c, k] = sum over b, t of
 // g[b, o, t] · x[b, c, t + k·dilation - pad], a matmul of g with a shifted view of x (the
-// output steps whose tap reads the causal zero padding contribute nothing and are left out).
+// output steps whose tap reads the zero padding contribute nothing and are left out).
 // x [B, Cin_g, T], g [B, Cout_g, T_out] -> [Cout_g, Cin_g, K].
 Tensor weight_grad(const Tensor& x, const Tensor& g, std::int64_t kernel, const Conv1dOptions& options) {
     const std::int64_t pad = left_padding(kernel, options), t_out = g.size(2);
@@ -52,11 +56,12 @@ Tensor weight_grad(const Tensor& x, const Tensor& g, std::int64_t kernel, const 
     for (std::int64_t k = 0; k < kernel; ++k) {
         const std::int64_t shift = k * options.dilation - pad;  // x step read at output step 0
         const std::int64_t first = shift < 0 ? -shift : 0;      // first output step inside x
-        if (first >= t_out) {  // every step of this tap reads padding
+        const std::int64_t end = std::min(t_out, x.size(2) - shift);  // past the last (same padding's right edge)
+        if (first >= end) {  // every step of this tap reads padding
             taps.push_back(Tensor::zeros(Shape{g.size(1), x.size(1), 1}));
             continue;
         }
-        const Tensor gk = g.narrow(2, first, t_out - first), xk = x.narrow(2, first + shift, t_out - first);
+        const Tensor gk = g.narrow(2, first, end - first), xk = x.narrow(2, first + shift, end - first);
         // One row of g per product ([B, Cout_g, 1, T'] times [B, 1, Cin_g, T']ᵀ): the matmul's
         // matrix-vector path, dots along time, where a [Cout_g, T'] · [T', Cin_g] product of a
         // few channels would fill a fraction of the packed kernel's register tile.

@@ -119,6 +119,27 @@ TEST(GradcheckConv1d, GroupedAndDepthwise) {
     check_conv({1, 4, 7}, {6, 2, 2}, {.groups = 2}, true);
     check_conv({1, 3, 5}, {3, 1, 3}, {.dilation = 2, .groups = 3}, false);
 }
+TEST(GradcheckConv1d, SamePaddedDepthwise) {  // the Conformer convolution module's depthwise conv
+    check_conv({2, 3, 7}, {3, 1, 5}, {.groups = 3, .padding = Conv1dPadding::Same}, true);
+    check_conv({1, 2, 6}, {4, 2, 3}, {.dilation = 2, .padding = Conv1dPadding::Same}, false);
+}
+void check_conv2d(const Shape& x_shape, const Shape& w_shape, Conv2dOptions options, bool with_bias) {
+    auto f = [options, with_bias](std::span<const Tensor> in) {
+        return ag::conv2d(in[0], in[1], with_bias ? in[2] : Tensor{}, options);
+    };
+    EXPECT_TRUE(passes_gradcheck(f, {param(x_shape, 33), param(w_shape, 34), param({w_shape[0]}, 35)}));
+}
+
+// FastConformer's dw_striding subsampling: 3x3 / 2 with padding 1, full and depthwise.
+TEST(GradcheckConv2d, StridedPaddedFullAndDepthwise) {
+    check_conv2d({2, 1, 7, 6}, {3, 1, 3, 3}, {.stride = 2, .padding = 1}, true);
+    check_conv2d({1, 3, 5, 8}, {3, 1, 3, 3}, {.stride = 2, .padding = 1, .groups = 3}, true);
+}
+TEST(GradcheckConv2d, GroupedUnitStrideAndPointwise) {
+    check_conv2d({1, 4, 5, 4}, {6, 2, 3, 2}, {.stride = 1, .padding = 0, .groups = 2}, false);
+    check_conv2d({2, 3, 3, 4}, {2, 3, 1, 1}, {}, true);
+    check_conv2d({1, 2, 8, 7}, {2, 2, 3, 3}, {.stride = 3, .padding = 2}, true);
+}
 TEST(GradcheckConv1d, Unbatched) { check_conv({3, 6}, {2, 3, 2}, {}, true); }
 
 }  // namespace

@@ -24,8 +24,9 @@ Tensor random_tensor(const Shape& shape, std::uint32_t seed) {
 void expect_matches_reference(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias, Conv1dOptions o) {
     const std::int64_t batch = x.size(0), cin = x.size(1), t_in = x.size(2), cout = w.size(0), taps = w.size(2);
     const std::int64_t in_per_group = cin / o.groups, out_per_group = cout / o.groups;
-    const std::int64_t pad = o.padding == Conv1dPadding::Causal ? (taps - 1) * o.dilation : 0;
-    ASSERT_EQ(y.shape(), (Shape{batch, cout, t_in + pad - (taps - 1) * o.dilation}));
+    const std::int64_t pad = conv1d_left_pad(o.padding, taps, o.dilation);
+    const std::int64_t t_out = o.padding == Conv1dPadding::Valid ? t_in - (taps - 1) * o.dilation : t_in;
+    ASSERT_EQ(y.shape(), (Shape{batch, cout, t_out}));
     for (std::int64_t b = 0; b < batch; ++b) {
         for (std::int64_t oc = 0; oc < cout; ++oc) {
             for (std::int64_t t = 0; t < y.size(2); ++t) {
@@ -68,6 +69,17 @@ TEST(Conv1dOp, ValidGroupedDepthwiseAndUnbatched) {
     const Tensor unbatched = conv1d(x.select(0, 0), w, Tensor(), valid);
     ASSERT_EQ(unbatched.rank(), 2);
     expect_matches_reference(unbatched.unsqueeze(0), x, w, Tensor(), valid);
+}
+
+TEST(Conv1dOp, SamePaddingCentresTheTaps) {  // the Conformer convolution module's depthwise conv
+    const Tensor x = random_tensor({2, 6, 40}, 14);
+    const Conv1dOptions depthwise{.dilation = 1, .groups = 6, .padding = Conv1dPadding::Same};
+    const Tensor wd = random_tensor({6, 1, 9}, 15);
+    expect_matches_reference(conv1d(x, wd, random_tensor({6}, 16), depthwise), x, wd, random_tensor({6}, 16), depthwise);
+    const Conv1dOptions dilated{.dilation = 3, .groups = 1, .padding = Conv1dPadding::Same};
+    const Tensor w = random_tensor({4, 6, 3}, 17);
+    expect_matches_reference(conv1d(x, w, Tensor(), dilated), x, w, Tensor(), dilated);
+    EXPECT_THROW(conv1d(x, random_tensor({6, 1, 4}, 18), Tensor(), depthwise), Error);  // even kernel
 }
 
 TEST(Conv1dOp, NonContiguousInput) {

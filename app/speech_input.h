@@ -1,0 +1,23 @@
+// What forge transcribe and forge bench transcribe share: the model argument ("default" or a
+// GGUF file), speech input (a file, or "-" for WAV on stdin) as mono at the model's rate, and
+// the --decoder flag.
+#pragma once
+
+#include "models/asr/transcriber.h"
+
+#include <string>
+#include <vector>
+
+namespace forge::app {
+
+// A Parakeet GGUF path: `model` itself, or for "default" the bundled model (installed next to
+// the program's data, else in the source tree); an error names what is missing.
+std::string asr_model_path(const std::string& model);
+
+// The samples of `source` ("-": all of stdin), channels averaged, resampled to `sample_rate`.
+std::vector<float> read_speech(const std::string& source, int sample_rate);
+
+// The --decoder flag: auto, ctc, transducer.
+asr::DecoderChoice parse_decoder(const std::string& name);
+
+}  // namespace forge::app

@@ -1,0 +1,117 @@
+// `forge transcribe` and `forge bench transcribe` as a user runs them, on the oracle's CTC and
+// TDT models (test/data/asr): every output format, WAV on stdin, resampled and stereo input,
+// and bad input as one `forge: error:` line with a non-zero exit.
+#include "core/audio/audio_file.h"
+#include "test/app/forge_binary.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace forge {
+namespace {
+
+using ::testing::HasSubstr;
+using test::ForgeRun;
+using test::quoted;
+
+const std::string kDir = std::string(FORGE_TEST_DATA_DIR) + "/asr/";
+const std::string kClip = kDir + "chirps.wav";
+const std::string kCtc = " --model " + quoted(kDir + "ctc.gguf");
+
+ForgeRun transcribe(const std::string& args, const std::string& input = "") {
+    return test::run_forge("transcribe " + args, input);
+}
+
+TEST(TranscribeCli, TextIsOneLinePerInput) {
+    const ForgeRun run = transcribe(quoted(kClip) + " " + quoted(kClip) + kCtc);
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.out, "r is\nr is\n");  // the oracle's CTC tokens [6, 4]
+}
+
+TEST(TranscribeCli, JsonHasWordsDurationAndRealTimeFactor) {
+    const ForgeRun run = transcribe(quoted(kClip) + kCtc + " --format json --threads 1");
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto j = nlohmann::json::parse(run.out);
+    EXPECT_EQ(j["text"], "r is");
+    EXPECT_DOUBLE_EQ(j["duration"].get<double>(), 1.3);
+    ASSERT_EQ(j["words"].size(), 2u);
+    EXPECT_EQ(j["words"][1]["word"], "is");
+    EXPECT_LE(j["words"][1]["start"].get<double>(), j["words"][1]["end"].get<double>());
+    EXPECT_GT(j["real_time_factor"].get<double>(), 0.0);
+}
+
+TEST(TranscribeCli, SubtitlesInSrtAndVtt) {
+    const ForgeRun srt = transcribe(quoted(kClip) + kCtc + " --format srt");
+    ASSERT_EQ(srt.status, 0) << srt.err;
+    EXPECT_THAT(srt.out, testing::MatchesRegex("1\n00:00:00,[0-9]{3} --> 00:00:0[01],[0-9]{3}\nr is\n\n"));
+    const ForgeRun vtt = transcribe(quoted(kClip) + kCtc + " --format vtt");
+    ASSERT_EQ(vtt.status, 0) << vtt.err;
+    EXPECT_THAT(vtt.out, testing::StartsWith("WEBVTT\n\n00:00:00."));
+}
+
+TEST(TranscribeCli, WavOnStdinAndOtherRatesAndChannels) {
+    std::ifstream in(kClip, std::ios::binary);
+    std::stringstream wav;
+    wav << in.rdbuf();
+    const ForgeRun piped = transcribe("-" + kCtc, wav.str());
+    ASSERT_EQ(piped.status, 0) << piped.err;
+    EXPECT_EQ(piped.out, "r is\n");
+    // Stereo at 44.1 kHz: averaged and resampled to the model's 16 kHz; it runs and prints a line.
+    audio::Audio stereo;
+    stereo.sample_rate = 44100;
+    stereo.channels = 2;
+    const auto mono = audio::read_audio(kClip).samples;
+    for (std::size_t i = 0; i < mono.size() * 44100 / 16000; ++i) {
+        const float v = mono[i * 16000 / 44100];
+        stereo.samples.insert(stereo.samples.end(), {v, v});
+    }
+    const std::string path = ::testing::TempDir() + "/forge_stereo_" + std::to_string(::getpid()) + ".wav";
+    audio::write_audio(path, stereo);
+    const ForgeRun run = transcribe(quoted(path) + kCtc);
+    std::remove(path.c_str());
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_THAT(run.out, testing::EndsWith("\n"));
+}
+
+TEST(TranscribeCli, TransducerModelAndDecoderChoice) {
+    const std::string tdt = " --model " + quoted(kDir + "tdt_ctc.gguf");
+    const ForgeRun ctc = transcribe(quoted(kClip) + tdt + " --decoder ctc");
+    ASSERT_EQ(ctc.status, 0) << ctc.err;
+    EXPECT_EQ(ctc.out, "cat\n");  // the oracle's hybrid CTC tokens: [9], "▁cat"
+    const ForgeRun auto_run = transcribe(quoted(kClip) + tdt + " --max-symbols 3");
+    ASSERT_EQ(auto_run.status, 0) << auto_run.err;
+    EXPECT_FALSE(auto_run.out.empty());
+}
+
+TEST(TranscribeCli, BadInputIsAnError) {
+    const ForgeRun missing = transcribe("no-such.wav" + kCtc);
+    EXPECT_EQ(missing.status, 1);
+    EXPECT_THAT(missing.err, HasSubstr("no-such.wav"));
+    const ForgeRun model = transcribe(quoted(kClip) + " --model no-such.gguf");
+    EXPECT_EQ(model.status, 1);
+    EXPECT_THAT(model.err, HasSubstr("no-such.gguf"));
+    const ForgeRun not_audio = transcribe("-" + kCtc, "this is not a wav file");
+    EXPECT_EQ(not_audio.status, 1);
+    EXPECT_THAT(not_audio.err, HasSubstr("stdin"));
+    const ForgeRun format = transcribe(quoted(kClip) + kCtc + " --format xml");
+    EXPECT_EQ(format.status, 2);
+    const ForgeRun decoder = transcribe(quoted(kClip) + " --model " + quoted(kDir + "rnnt.gguf") + " --decoder ctc");
+    EXPECT_EQ(decoder.status, 1);
+    EXPECT_THAT(decoder.err, HasSubstr("no CTC head"));
+}
+
+TEST(BenchTranscribeCli, ReportsTheRealTimeFactor) {
+    const ForgeRun run = test::run_forge("bench transcribe " + quoted(kDir + "ctc.gguf") + " --seconds 2 --reps 1 --json");
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto j = nlohmann::json::parse(run.out);
+    EXPECT_DOUBLE_EQ(j["audio_seconds"].get<double>(), 2.0);
+    EXPECT_GT(j["real_time_factor"].get<double>(), 0.0);
+}
+
+}  // namespace
+}  // namespace forge
