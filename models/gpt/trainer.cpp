@@ -4,17 +4,18 @@
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
 #include "core/gguf/gguf_file.h"
-#include "models/gpt/corpus.h"
-#include "models/gpt/evaluate.h"
 #include "models/gpt/export_gguf.h"
 #include "models/gpt/gpt_model.h"
+#include "models/gpt/pretraining_data.h"
 #include "models/gpt/run_checkpoint.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <numeric>
 #include <sstream>
 
 namespace forge::gpt {
@@ -61,12 +62,33 @@ nlohmann::json run_settings(const TrainConfig& c, const GptConfig& model, std::i
             {"embedding_lr", c.optimizer.embedding_lr}, {"unembedding_lr", c.optimizer.unembedding_lr}};
 }
 
+// A checkpoint taken after `done` steps of a run of `saved_steps` continues as a run of
+// `steps` exactly when the two runs' rates agree on every step so far (the data order and
+// Muon's momentum depend on the step alone): shortening or lengthening the run before its
+// warmdown starts is an uninterrupted run of the new length, bit for bit.
+bool same_schedule_so_far(const OptimizerConfig& o, std::int64_t saved_steps, std::int64_t steps, std::int64_t done) {
+    for (std::int64_t s = 0; s < done; ++s) {
+        if (lr_multiplier(o, s, saved_steps) != lr_multiplier(o, s, steps)) return false;
+    }
+    return true;
+}
+
 void check_same_settings(const nlohmann::json& saved, const nlohmann::json& now, const std::filesystem::path& path) {
     for (const auto& [key, value] : now.items()) {
+        if (key == "steps") continue;  // checked against the schedule by check_same_schedule
         check(saved.contains(key) && saved[key] == value,
               "--resume: {} was written with {} = {}, this command asks for {} (use the same flags or a new --out)",
               path.string(), key, saved.contains(key) ? saved[key].dump() : "nothing", value.dump());
     }
+}
+
+void check_same_schedule(const nlohmann::json& saved, const OptimizerConfig& o, std::int64_t steps, std::int64_t done,
+                         const std::filesystem::path& path) {
+    const auto saved_steps = saved.at("steps").get<std::int64_t>();
+    check(saved_steps == steps || same_schedule_so_far(o, saved_steps, steps, done),
+          "--resume: {} was written after {} of {} steps; {} steps would change the learning rates of steps already "
+          "taken (the warmdown has begun), so use --steps {} or a new --out",
+          path.string(), done, saved_steps, steps, saved_steps);
 }
 
 // log.jsonl without the lines of steps after `step` (written by a run killed after its checkpoint).
@@ -83,7 +105,7 @@ void truncate_log(const std::filesystem::path& path, std::int64_t step) {
 
 class Trainer {
 public:
-    Trainer(const TrainConfig& config, const ReportFn& report)
+    Trainer(const TrainConfig& config, RunStart start, const ReportFn& report)
         : config_(config),
           report_(report),
           tokenizer_file_(gguf::GgufFile::open(config.tokenizer.string())),
@@ -92,11 +114,12 @@ public:
           model_(model_config_, config.seed),
           steps_(total_steps(config, model_.params().numel())),
           optimizer_(model_, config.optimizer, config.batch * config.seq_len, steps_),
-          corpus_(load_corpus(config.data, tokenizer_, config.seq_len)),
-          sampler_(corpus_.train, config.seq_len, config.seed),
+          data_(std::move(start.data)),
+          model_name_(std::move(start.model_name)),
           micro_batch_(choose_micro_batch(config, model_config_)) {
         check(config.batch >= 1, "--batch {}: must be at least 1", config.batch);
         check(config.eval_every >= 1 && config.checkpoint_every >= 1, "--eval-every and --checkpoint-every must be >= 1");
+        if (!start.init_weights.empty()) model_.params().load_gguf(gguf::GgufFile::open(start.init_weights.string()));
     }
 
     TrainResult run() {
@@ -104,8 +127,10 @@ public:
         const nlohmann::json settings = run_settings(config_, model_config_, steps_);
         std::int64_t step = 0;
         if (config_.resume) {
-            check_same_settings(read_checkpoint_settings(checkpoint_path()), settings, checkpoint_path());
+            const nlohmann::json saved = read_checkpoint_settings(checkpoint_path());
+            check_same_settings(saved, settings, checkpoint_path());
             step = load_run_checkpoint(checkpoint_path(), model_, optimizer_);
+            check_same_schedule(saved, config_.optimizer, steps_, step, checkpoint_path());
             truncate_log(log_path(), step);
         } else {
             checkpoint::write_file_atomically(log_path(), std::string_view{});
@@ -138,17 +163,19 @@ public:
             if (report_) report_(r);
             result.loss = loss;
             if (r.val_bpb) result.val_bpb = *r.val_bpb;
+            if (r.val_loss) result.val_loss = *r.val_loss;
         }
         if (result.tokens == 0) {  // resumed a finished run: measure it again for the summary
             StepReport r;
             evaluate(r);
             result.val_bpb = *r.val_bpb;
+            result.val_loss = r.val_loss.value_or(0.0);
         }
         result.steps = step;
         result.seconds = train_seconds;
         result.tokens_per_s = train_seconds > 0.0 ? static_cast<double>(result.tokens) / train_seconds : 0.0;
         result.model = config_.out_dir / "model.gguf";
-        export_gguf(model_, tokenizer_file_, fmt::format("forge-gpt-d{}", config_.depth), result.model);
+        export_gguf(model_, tokenizer_file_, model_name_, result.model);
         return result;
     }
 
@@ -166,35 +193,40 @@ private:
     std::filesystem::path checkpoint_path() const { return config_.out_dir / "checkpoint.safetensors"; }
     std::filesystem::path log_path() const { return config_.out_dir / "log.jsonl"; }
 
-    // One optimizer step over `batch` rows; returns the mean loss over the step's tokens.
+    // One optimizer step over `batch` rows; returns the mean loss over the step's counted targets.
     double train_step(std::int64_t step) {
         optimizer_.zero_grad();
         const std::int64_t micro_steps = config_.batch / micro_batch_;
+        std::vector<Tensor> inputs(static_cast<std::size_t>(micro_steps)), targets(inputs.size());
+        std::vector<std::int64_t> counted(inputs.size());
+        for (std::int64_t m = 0; m < micro_steps; ++m) {
+            data_->rows(step * config_.batch + m * micro_batch_, micro_batch_, inputs[m], targets[m]);
+            counted[m] = counted_targets(targets[m]);
+        }
+        const std::int64_t step_targets = std::accumulate(counted.begin(), counted.end(), std::int64_t{0});
         double loss_sum = 0.0;
         for (std::int64_t m = 0; m < micro_steps; ++m) {
-            Tensor inputs, targets;
-            sampler_.rows(step * config_.batch + m * micro_batch_, micro_batch_, inputs, targets);
-            const Tensor logits = model_.forward(inputs);
+            const Tensor logits = model_.forward(inputs[m]);
             const Tensor loss = ag::cross_entropy(
                 ag::reshape(logits, Shape{micro_batch_ * config_.seq_len, model_config_.vocab}),
-                targets.reshape(Shape{micro_batch_ * config_.seq_len}));
-            // Each micro-batch has the same number of targets, so the mean of the means is the step's mean.
-            ag::backward(micro_steps == 1 ? loss : ag::mul(loss, 1.0f / static_cast<float>(micro_steps)));
-            loss_sum += loss.item();
+                targets[m].reshape(Shape{micro_batch_ * config_.seq_len}));
+            // Each micro-batch's mean weighted by its share of the step's targets: the step's mean
+            // (1 / micro_steps each when every target counts, as in pretraining).
+            const float share = step_targets == 0 ? 0.0f
+                                                  : static_cast<float>(counted[m]) / static_cast<float>(step_targets);
+            ag::backward(counted[m] == step_targets ? loss : ag::mul(loss, share));
+            loss_sum += static_cast<double>(loss.item()) * share;
         }
         last_grad_norm_ = optimizer_.step(step);
-        return loss_sum / static_cast<double>(micro_steps);
+        return loss_sum;
     }
 
-    void evaluate(StepReport& r) {
-        r.val_bpb = bits_per_byte(model_, corpus_.val, corpus_.token_bytes, config_.seq_len, micro_batch_,
-                                  config_.eval_tokens);
-        std::vector<std::int32_t> prompt = {tokenizer_.bos_id()};
-        const auto text = tokenizer_.encode(config_.sample_prompt, false, false);
-        prompt.insert(prompt.end(), text.begin(), text.end());
-        const auto next = greedy_continuation(model_, prompt, config_.sample_tokens);
-        r.sample = config_.sample_prompt + tokenizer_.decode(next);
+    static std::int64_t counted_targets(const Tensor& targets) {
+        const std::int32_t* t = targets.data<std::int32_t>();
+        return std::count_if(t, t + targets.numel(), [](std::int32_t v) { return v != kNoTarget; });
     }
+
+    void evaluate(StepReport& r) { data_->validate(model_, micro_batch_, r); }
 
     void write_log_line(std::ofstream& log, const StepReport& r) {
         nlohmann::json line = {{"step", r.step},
@@ -205,6 +237,7 @@ private:
                                {"tokens_per_s", r.tokens_per_s},
                                {"elapsed_s", r.elapsed_s}};
         if (r.val_bpb) line["val_bpb"] = *r.val_bpb;
+        if (r.val_loss) line["val_loss"] = *r.val_loss;
         if (r.sample) line["sample"] = *r.sample;
         log << line.dump() << "\n";
         log.flush();
@@ -218,18 +251,26 @@ private:
     GptModel model_;
     std::int64_t steps_;
     GptOptimizer optimizer_;
-    Corpus corpus_;
-    RowSampler sampler_;
+    std::unique_ptr<TrainingData> data_;
+    std::string model_name_;
     std::int64_t micro_batch_;
     double last_grad_norm_ = 0.0;
 };
 
 }  // namespace
 
+TrainResult train(const TrainConfig& config, RunStart start, const ReportFn& report) {
+    return Trainer(config, std::move(start), report).run();
+}
+
 TrainResult train_gpt(const TrainConfig& config, const ReportFn& report) {
     check(!config.data.empty(), "--data: give at least one text file");
     check(!config.tokenizer.empty(), "--tokenizer: give a GGUF with tokenizer.ggml.* keys");
-    return Trainer(config, report).run();
+    const auto tokenizer = llm::Tokenizer::from_gguf(gguf::GgufFile::open(config.tokenizer.string()));
+    RunStart start;
+    start.data = std::make_unique<PretrainingData>(config, tokenizer);
+    start.model_name = fmt::format("forge-gpt-d{}", config.depth);
+    return train(config, std::move(start), report);
 }
 
 }  // namespace forge::gpt
