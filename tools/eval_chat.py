@@ -4,7 +4,8 @@
     python3 tools/eval_chat.py --forge build/app/forge --model M.gguf --data chat-data [--limit 200] [--json OUT]
 
 Measures, all on items training never saw:
-  - bits per byte and loss of the assistant replies in DATA/val.jsonl (`forge train sft --eval-only`)
+  - bits per byte and loss of the assistant replies in DATA/val.jsonl (`forge train sft --eval-only`,
+    on --bpb-model when --model is quantized)
   - exact-match accuracy on 2-digit addition and subtraction (DATA/eval/arithmetic.jsonl): the
     last integer of the greedy answer must equal the reference's
   - definitions (DATA/eval/definitions.jsonl) judged by word overlap: F1 of the content words
@@ -76,6 +77,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--forge", default="build/app/forge")
     parser.add_argument("--model", required=True)
+    parser.add_argument("--bpb-model", help="the unquantized GGUF for bits per byte (default: --model; "
+                        "`train sft --eval-only` reads f32/f16/bf16 weights only)")
     parser.add_argument("--data", default="chat-data")
     parser.add_argument("--limit", type=int, default=200, help="questions per kind (0: all)")
     parser.add_argument("--json", help="also write the numbers and every answer here")
@@ -83,7 +86,7 @@ def main():
     args = parser.parse_args()
 
     report = {"model": args.model}
-    report["val_bpb"], report["val_loss"] = held_out_bpb(args.forge, args.model, args.data)
+    report["val_bpb"], report["val_loss"] = held_out_bpb(args.forge, args.bpb_model or args.model, args.data)
     answers = []
 
     rows = read_jsonl(os.path.join(args.data, "eval", "arithmetic.jsonl"), args.limit)
