@@ -15,7 +15,7 @@ echo
 # by forge itself: tokenizer, pretraining, SFT), streamed as it is generated. `forge chat` with
 # no model starts a conversation with it.
 ./build/app/forge chat -p "Hello! Who are you?" --temp 0
-./build/app/forge chat -p "What is 23 + 45?" --temp 0
+./build/app/forge chat -p "What can you do?" --temp 0
 echo
 # Training from scratch on the CPU with every layer of the stack (tensors, kernels, autograd,
 # optimizer): a classifier on the two-spirals task.

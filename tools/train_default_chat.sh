@@ -45,18 +45,22 @@ stage "tokenizer"
     --eval-tokens 16384 --matrix-lr 0.3 --embedding-lr 3 --unembedding-lr 0.06 --sample-prompt "The meaning of" --json
 stage "pretraining"
 
-# 248 steps of 16 rows of 256 tokens (0.75 epochs).
+# Two rounds of 248 steps of 16 rows of 256 tokens (0.75 epochs each; the second starts from the
+# first's export with a fresh schedule and another data order).
 "$forge" --threads "$threads" train sft --model "$work/base" --data "$work/chat-data/train.jsonl" \
     --val-data "$work/chat-data/val.jsonl" --out "$work/sft" --epochs 0.75 --batch 16 \
     --eval-every 50 --checkpoint-every 50 --matrix-lr 0.2 --embedding-lr 2 --unembedding-lr 0.04 --json
+"$forge" --threads "$threads" train sft --model "$work/sft" --data "$work/chat-data/train.jsonl" \
+    --val-data "$work/chat-data/val.jsonl" --out "$work/sft2" --epochs 0.75 --batch 16 --seed 1 \
+    --eval-every 50 --checkpoint-every 50 --matrix-lr 0.2 --embedding-lr 2 --unembedding-lr 0.04 --json
 stage "sft"
 
-"$forge" quantize "$work/sft/model.gguf" "$work/forge-chat.gguf" Q8_0
+"$forge" quantize "$work/sft2/model.gguf" "$work/forge-chat.gguf" Q8_0
 stage "quantize"
 
 "$python" "$root/tools/eval_chat.py" --forge "$forge" --model "$work/base/model.gguf" --data "$work/chat-data" \
     --limit 100 --json "$work/base.eval.json"
-"$python" "$root/tools/eval_chat.py" --forge "$forge" --model "$work/forge-chat.gguf" --bpb-model "$work/sft/model.gguf" \
+"$python" "$root/tools/eval_chat.py" --forge "$forge" --model "$work/forge-chat.gguf" --bpb-model "$work/sft2/model.gguf" \
     --data "$work/chat-data" --limit 100 --json "$work/sft.eval.json"
 stage "evaluation"
 
