@@ -27,6 +27,9 @@ stage() {  # print how long the previous stage took
 }
 
 [[ -f "$root/corpus/PROVENANCE.md" ]] || bash "$root/tools/get_corpus.sh"
+if [[ ! -f /usr/share/wordnet/data.noun ]]; then  # WordNet's glosses for the definition questions
+    if [[ $(id -u) -eq 0 ]]; then apt-get install -y -qq wordnet-base; else sudo apt-get install -y -qq wordnet-base; fi
+fi
 corpus=("$root"/corpus/moby-dick.txt "$root"/corpus/jargon.txt "$root"/corpus/sotu/*.txt "$root"/corpus/fortunes/*.txt)
 "$python" "$root/tools/make_chat_data.py" --corpus "$root/corpus" --out "$work/chat-data"
 stage "data"
