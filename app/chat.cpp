@@ -1,4 +1,4 @@
-// `forge chat MODEL.gguf [-p PROMPT] [-n N] [--raw] [--system S] [--no-think] [--temp T]
+// `forge chat [MODEL.gguf|default] [-p PROMPT] [-n N] [--raw] [--system S] [--no-think] [--temp T]
 // [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--ctx N] [--kv-type f16|f32]`
 //
 // With -p: one answer, streamed to stdout. Without: a REPL with multi-turn history (/reset,
@@ -6,6 +6,7 @@
 // (--raw: the text as is), and only the tokens past what the KV cache already holds are
 // evaluated (models/llm/generator.h). When the conversation outgrows --ctx, the oldest turns
 // are dropped with a warning. Load time and prompt/generation speed go to stderr.
+#include "app/bundled_models.h"
 #include "app/cli_checks.h"
 #include "app/commands.h"
 #include "core/error.h"
@@ -152,6 +153,7 @@ void repl(Chat& chat) {
 
 int run_chat(ChatCliOptions o) {
     o.sampling.seed = o.seed ? *o.seed : std::random_device{}();
+    o.model = llm_model_path(o.model);
     const auto load_start = Clock::now();
     const llm::Model model = llm::Model::load(o.model);
     Chat chat(model, o);
@@ -174,7 +176,7 @@ int run_chat(ChatCliOptions o) {
 void add_chat_command(CLI::App& forge, CommandTable& commands) {
     auto o = std::make_shared<ChatCliOptions>();
     CLI::App* cmd = forge.add_subcommand("chat", "Chat with a GGUF language model (llama, qwen2, qwen3)");
-    cmd->add_option("MODEL", o->model, "GGUF model")->required();
+    cmd->add_option("MODEL", o->model, "GGUF model, or 'default': the bundled chat model (also when left out)");
     cmd->add_option("-p,--prompt", o->prompt, "One prompt, one answer (default: interactive)");
     cmd->add_option("-n,--n-predict", o->n_predict, "Most tokens per answer, -1 no limit (default 512)")
         ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));

@@ -5,6 +5,7 @@
 //   forge nam bench MODEL.nam [--block 64] [--seconds 2] [--json]
 #include "app/bench_suites.h"
 #include "app/cli_checks.h"
+#include "app/bundled_models.h"
 #include "app/commands.h"
 #include "app/timing.h"
 #include "app/nam_profile.h"
@@ -40,16 +41,8 @@ struct NamOptions {
     bool json = false;
 };
 
-// The bundled default model (models/nam/bundled/): installed next to the program's data, or
-// in the source tree for a build that is not installed.
-std::string bundled_model() {
-    for (const char* dir : {FORGE_INSTALLED_NAM_DIR, FORGE_SOURCE_NAM_DIR}) {
-        const std::filesystem::path path = std::filesystem::path(dir) / "forge-sim-amp.nam";
-        if (std::filesystem::exists(path)) return path.string();
-    }
-    fail("the bundled model forge-sim-amp.nam is in neither {} nor {}; give a .nam file", FORGE_INSTALLED_NAM_DIR,
-         FORGE_SOURCE_NAM_DIR);
-}
+// The bundled default model (models/nam/bundled/).
+std::string bundled_model() { return bundled_model_path("nam", "forge-sim-amp.nam"); }
 
 // The model argument of run, info and bench: a .nam file, or "default" for the bundled one.
 std::string model_path(const std::string& model) {

@@ -1,6 +1,6 @@
 // `forge train <task>`: train a model from scratch: `spirals`, the two-spirals classifier
-// (models/spirals/), trained by gradients or evolution strategies; `gpt` (train_gpt.cpp) and
-// `tokenizer` (train_tokenizer.cpp), each in its own file.
+// (models/spirals/), trained by gradients or evolution strategies; `gpt` (train_gpt.cpp), `sft`
+// (train_sft.cpp) and `tokenizer` (train_tokenizer.cpp), each in its own file.
 #include "app/commands.h"
 #include "models/spirals/spirals_train.h"
 
@@ -12,6 +12,10 @@
 #include <string>
 
 namespace forge::app {
+
+// `forge train sft` (train_sft.cpp).
+void add_train_sft_command(CLI::App& train, CommandTable& commands);
+
 namespace {
 
 struct SpiralsArgs {
@@ -64,6 +68,7 @@ void add_train_command(CLI::App& forge, CommandTable& commands) {
     commands.add(spirals, [args] { return run_spirals(*args); });
 
     add_train_gpt_command(*train, commands);
+    add_train_sft_command(*train, commands);
     add_train_tokenizer_command(*train, commands);
 }
 

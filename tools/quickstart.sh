@@ -11,8 +11,14 @@ bash tools/bootstrap.sh
 meson compile -C build app/forge   # just the program; tools/test.sh builds the tests
 ./build/app/forge --version
 echo
-# The main job until a bundled chat model exists: train a classifier on the two-spirals task
-# from scratch on the CPU, with every layer of the stack (tensors, kernels, autograd, optimizer).
+# The main job: a question answered by forge's bundled chat model (models/llm/bundled/, trained
+# by forge itself: tokenizer, pretraining, SFT), streamed as it is generated. `forge chat` with
+# no model starts a conversation with it.
+./build/app/forge chat -p "Hello! Who are you?" --temp 0
+./build/app/forge chat -p "What can you do?" --temp 0
+echo
+# Training from scratch on the CPU with every layer of the stack (tensors, kernels, autograd,
+# optimizer): a classifier on the two-spirals task.
 ./build/app/forge train spirals
 echo
 # Neural amp modeling: a generated guitar clip through the bundled .nam (a profile of forge's

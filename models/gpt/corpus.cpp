@@ -73,6 +73,18 @@ Corpus load_corpus(std::span<const std::filesystem::path> files, const llm::Toke
     return corpus;
 }
 
+std::vector<std::int64_t> epoch_order(std::uint64_t seed, std::int64_t epoch, std::int64_t n) {
+    const std::uint64_t key = random::stream_key(seed, 0xda7a, static_cast<std::uint64_t>(epoch));
+    std::vector<std::uint64_t> sort_keys(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) sort_keys[i] = random::random_bits(key, static_cast<std::uint64_t>(i));
+    std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        return sort_keys[a] != sort_keys[b] ? sort_keys[a] < sort_keys[b] : a < b;
+    });
+    return order;
+}
+
 RowSampler::RowSampler(std::span<const std::int32_t> tokens, std::int64_t seq_len, std::uint64_t seed)
     : tokens_(tokens), seq_len_(seq_len), windows_((static_cast<std::int64_t>(tokens.size()) - 1) / seq_len),
       seed_(seed) {
@@ -82,14 +94,7 @@ RowSampler::RowSampler(std::span<const std::int32_t> tokens, std::int64_t seq_le
 std::int64_t RowSampler::window_of(std::int64_t row) {
     const std::int64_t epoch = row / windows_;
     if (epoch != epoch_) {
-        const std::uint64_t key = random::stream_key(seed_, 0xda7a, static_cast<std::uint64_t>(epoch));
-        std::vector<std::uint64_t> sort_keys(static_cast<std::size_t>(windows_));
-        for (std::int64_t i = 0; i < windows_; ++i) sort_keys[i] = random::random_bits(key, static_cast<std::uint64_t>(i));
-        order_.resize(static_cast<std::size_t>(windows_));
-        std::iota(order_.begin(), order_.end(), 0);
-        std::sort(order_.begin(), order_.end(), [&](std::int64_t a, std::int64_t b) {
-            return sort_keys[a] != sort_keys[b] ? sort_keys[a] < sort_keys[b] : a < b;
-        });
+        order_ = epoch_order(seed_, epoch, windows_);
         epoch_ = epoch;
     }
     return order_[static_cast<std::size_t>(row % windows_)];

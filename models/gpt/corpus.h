@@ -35,6 +35,9 @@ struct Corpus {
 Corpus load_corpus(std::span<const std::filesystem::path> files, const llm::Tokenizer& tokenizer,
                    std::int64_t seq_len, double val_fraction = 0.05);
 
+// The order in which epoch `epoch` visits `n` rows: a permutation drawn from (seed, epoch) alone.
+std::vector<std::int64_t> epoch_order(std::uint64_t seed, std::int64_t epoch, std::int64_t n);
+
 // Windows of `seq_len` + 1 tokens over a token stream.
 class RowSampler {
 public:

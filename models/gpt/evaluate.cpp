@@ -4,43 +4,57 @@
 #include "core/error.h"
 #include "core/ops/reduce.h"
 #include "core/ops/softmax.h"
+#include "models/gpt/trainer.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace forge::gpt {
 
-double bits_per_byte(const GptModel& model, std::span<const std::int32_t> tokens,
-                     std::span<const std::int32_t> token_bytes, std::int64_t seq_len, std::int64_t batch,
-                     std::int64_t max_tokens) {
+HeldOutScore score_rows(const GptModel& model, const Tensor& inputs, const Tensor& targets,
+                        std::span<const std::int32_t> token_bytes, std::int64_t batch) {
     ag::NoGradScope no_grad;
-    const std::int64_t windows =
-        std::min((static_cast<std::int64_t>(tokens.size()) - 1) / seq_len, std::max<std::int64_t>(1, max_tokens / seq_len));
-    check(windows >= 1, "validation split: {} tokens make no window of {} + 1", tokens.size(), seq_len);
-    double nats = 0.0;
+    const std::int64_t n_rows = inputs.size(0), seq_len = inputs.size(1);
+    const std::int32_t* target = targets.data<std::int32_t>();
+    double nats = 0.0, text_nats = 0.0;
     std::int64_t bytes = 0;
-    for (std::int64_t first = 0; first < windows; first += batch) {
-        const std::int64_t rows = std::min(batch, windows - first);
-        Tensor ids = Tensor::empty({rows, seq_len}, DType::I32);
-        auto* in = ids.data<std::int32_t>();
-        for (std::int64_t r = 0; r < rows; ++r) {
-            std::copy_n(tokens.data() + (first + r) * seq_len, seq_len, in + r * seq_len);
-        }
-        const Tensor logp = log_softmax(model.forward(ids)).contiguous();  // [rows, T, V]
+    HeldOutScore score;
+    for (std::int64_t first = 0; first < n_rows; first += batch) {
+        const std::int64_t rows = std::min(batch, n_rows - first);
+        const Tensor logp = log_softmax(model.forward(inputs.narrow(0, first, rows).contiguous())).contiguous();
         const float* lp = logp.data<float>();
         const std::int64_t vocab = logp.size(2);
-        for (std::int64_t r = 0; r < rows; ++r) {
-            for (std::int64_t t = 0; t < seq_len; ++t) {
-                const std::int32_t target = tokens[static_cast<std::size_t>((first + r) * seq_len + t + 1)];
-                const std::int32_t n = token_bytes[static_cast<std::size_t>(target)];
-                if (n == 0) continue;
-                nats -= lp[(r * seq_len + t) * vocab + target];
-                bytes += n;
-            }
+        for (std::int64_t i = 0; i < rows * seq_len; ++i) {
+            const std::int32_t t = target[first * seq_len + i];
+            if (t == kNoTarget) continue;
+            const double nll = -lp[i * vocab + t];
+            nats += nll;
+            ++score.targets;
+            const std::int32_t n = token_bytes[static_cast<std::size_t>(t)];
+            if (n == 0) continue;
+            text_nats += nll;
+            bytes += n;
         }
     }
     check(bytes > 0, "validation split has no text tokens");
-    return nats / (std::log(2.0) * static_cast<double>(bytes));
+    score.loss = nats / static_cast<double>(score.targets);
+    score.bits_per_byte = text_nats / (std::log(2.0) * static_cast<double>(bytes));
+    return score;
+}
+
+double bits_per_byte(const GptModel& model, std::span<const std::int32_t> tokens,
+                     std::span<const std::int32_t> token_bytes, std::int64_t seq_len, std::int64_t batch,
+                     std::int64_t max_tokens) {
+    const std::int64_t windows =
+        std::min((static_cast<std::int64_t>(tokens.size()) - 1) / seq_len, std::max<std::int64_t>(1, max_tokens / seq_len));
+    check(windows >= 1, "validation split: {} tokens make no window of {} + 1", tokens.size(), seq_len);
+    Tensor inputs = Tensor::empty({windows, seq_len}, DType::I32), targets = Tensor::empty({windows, seq_len}, DType::I32);
+    for (std::int64_t w = 0; w < windows; ++w) {
+        const std::int32_t* window = tokens.data() + w * seq_len;
+        std::copy_n(window, seq_len, inputs.data<std::int32_t>() + w * seq_len);
+        std::copy_n(window + 1, seq_len, targets.data<std::int32_t>() + w * seq_len);
+    }
+    return score_rows(model, inputs, targets, token_bytes, batch).bits_per_byte;
 }
 
 std::vector<std::int32_t> greedy_continuation(const GptModel& model, std::vector<std::int32_t> prompt, int count) {

@@ -9,6 +9,17 @@
 
 namespace forge::gpt {
 
+struct HeldOutScore {
+    double loss = 0.0;           // mean nats per scored target (special tokens included)
+    double bits_per_byte = 0.0;  // over the targets that stand for text
+    std::int64_t targets = 0;
+};
+
+// Scores rows of inputs and targets [N, T] (i32), `batch` rows per forward; targets equal to
+// kNoTarget (trainer.h) count nowhere, special-token targets (0 bytes) only in the loss.
+HeldOutScore score_rows(const GptModel& model, const Tensor& inputs, const Tensor& targets,
+                        std::span<const std::int32_t> token_bytes, std::int64_t batch);
+
 // Bits per byte of text over the first `max_tokens` targets of `tokens` (windows of
 // seq_len + 1, `batch` rows at a time): the summed cross-entropy in bits of every target
 // that stands for text, divided by the UTF-8 bytes of those targets. Targets that are

@@ -6,17 +6,18 @@
 #include "core/distributed/single_process.h"
 #include "core/error.h"
 #include "core/gguf/gguf_file.h"
-#include "models/gpt/corpus.h"
-#include "models/gpt/evaluate.h"
 #include "models/gpt/export_gguf.h"
 #include "models/gpt/gpt_model.h"
+#include "models/gpt/pretraining_data.h"
 #include "models/gpt/run_checkpoint.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <numeric>
 #include <sstream>
 
 namespace forge::gpt {
@@ -64,12 +65,33 @@ nlohmann::json run_settings(const TrainConfig& c, const GptConfig& model, std::i
             {"embedding_lr", c.optimizer.embedding_lr}, {"unembedding_lr", c.optimizer.unembedding_lr}};
 }
 
+// A checkpoint taken after `done` steps of a run of `saved_steps` continues as a run of
+// `steps` exactly when the two runs' rates agree on every step so far (the data order and
+// Muon's momentum depend on the step alone): shortening or lengthening the run before its
+// warmdown starts is an uninterrupted run of the new length, bit for bit.
+bool same_schedule_so_far(const OptimizerConfig& o, std::int64_t saved_steps, std::int64_t steps, std::int64_t done) {
+    for (std::int64_t s = 0; s < done; ++s) {
+        if (lr_multiplier(o, s, saved_steps) != lr_multiplier(o, s, steps)) return false;
+    }
+    return true;
+}
+
 void check_same_settings(const nlohmann::json& saved, const nlohmann::json& now, const std::filesystem::path& path) {
     for (const auto& [key, value] : now.items()) {
+        if (key == "steps") continue;  // checked against the schedule by check_same_schedule
         check(saved.contains(key) && saved[key] == value,
               "--resume: {} was written with {} = {}, this command asks for {} (use the same flags or a new --out)",
               path.string(), key, saved.contains(key) ? saved[key].dump() : "nothing", value.dump());
     }
+}
+
+void check_same_schedule(const nlohmann::json& saved, const OptimizerConfig& o, std::int64_t steps, std::int64_t done,
+                         const std::filesystem::path& path) {
+    const auto saved_steps = saved.at("steps").get<std::int64_t>();
+    check(saved_steps == steps || same_schedule_so_far(o, saved_steps, steps, done),
+          "--resume: {} was written after {} of {} steps; {} steps would change the learning rates of steps already "
+          "taken (the warmdown has begun), so use --steps {} or a new --out",
+          path.string(), done, saved_steps, steps, saved_steps);
 }
 
 // log.jsonl without the lines of steps after `step` (written by a run killed after its checkpoint).
@@ -86,7 +108,7 @@ void truncate_log(const std::filesystem::path& path, std::int64_t step) {
 
 class Trainer {
 public:
-    Trainer(const TrainConfig& config, const ReportFn& report, distributed::Communicator& comm)
+    Trainer(const TrainConfig& config, RunStart start, const ReportFn& report, distributed::Communicator& comm)
         : config_(config),
           report_(report),
           comm_(comm),
@@ -97,12 +119,13 @@ public:
           model_(model_config_, config.seed),
           steps_(total_steps(config, model_.params().numel())),
           optimizer_(model_, config.optimizer, config.batch * config.seq_len, steps_),
-          corpus_(load_corpus(config.data, tokenizer_, config.seq_len)),
-          sampler_(corpus_.train, config.seq_len, config.seed),
+          data_(std::move(start.data)),
+          model_name_(std::move(start.model_name)),
           micro_batch_(choose_micro_batch(config, model_config_, rows_per_rank_)),
           sync_(comm, model_.params().trainable()) {
         check(config.batch >= 1, "--batch {}: must be at least 1", config.batch);
         check(config.eval_every >= 1 && config.checkpoint_every >= 1, "--eval-every and --checkpoint-every must be >= 1");
+        if (!start.init_weights.empty()) model_.params().load_gguf(gguf::GgufFile::open(start.init_weights.string()));
     }
 
     TrainResult run() {
@@ -110,8 +133,10 @@ public:
         const nlohmann::json settings = run_settings(config_, model_config_, steps_);
         std::int64_t step = 0;
         if (config_.resume) {
-            check_same_settings(read_checkpoint_settings(checkpoint_path()), settings, checkpoint_path());
+            const nlohmann::json saved = read_checkpoint_settings(checkpoint_path());
+            check_same_settings(saved, settings, checkpoint_path());
             step = load_run_checkpoint(checkpoint_path(), model_, optimizer_);
+            check_same_schedule(saved, config_.optimizer, steps_, step, checkpoint_path());
             if (comm_.is_root()) truncate_log(log_path(), step);
         } else if (comm_.is_root()) {
             checkpoint::write_file_atomically(log_path(), std::string_view{});
@@ -151,6 +176,7 @@ public:
             if (report_) report_(r);
             result.loss = loss;
             if (r.val_bpb) result.val_bpb = *r.val_bpb;
+            if (r.val_loss) result.val_loss = *r.val_loss;
         }
         result.steps = step;
         result.seconds = train_seconds;
@@ -160,9 +186,10 @@ public:
             StepReport r;
             evaluate(r);
             result.val_bpb = *r.val_bpb;
+            result.val_loss = r.val_loss.value_or(0.0);
         }
         result.model = config_.out_dir / "model.gguf";
-        export_gguf(model_, tokenizer_file_, fmt::format("forge-gpt-d{}", config_.depth), result.model);
+        export_gguf(model_, tokenizer_file_, model_name_, result.model);
         return result;
     }
 
@@ -187,44 +214,50 @@ private:
     }
 
     // One optimizer step over `batch` rows (this rank's share of them); returns the mean loss
-    // over the step's tokens. Micro-batch losses are scaled by 1 / (all ranks' micro-batches),
-    // so the gradients summed over micro-batches and ranks are those of the step's mean loss.
+    // over the step's counted targets. Each micro-batch's mean loss is weighted by its share of
+    // the counted targets of the whole step on all ranks, so the gradients summed over
+    // micro-batches and ranks are those of the step's mean loss (1 / all micro-batches each when
+    // every target counts, as in pretraining).
     double train_step(std::int64_t step) {
         optimizer_.zero_grad();
         const std::int64_t micro_steps = rows_per_rank_ / micro_batch_;
-        const std::int64_t all_micro_steps = micro_steps * comm_.size();
         const std::int64_t first_row = step * config_.batch + comm_.rank() * rows_per_rank_;
+        std::vector<Tensor> inputs(static_cast<std::size_t>(micro_steps)), targets(inputs.size());
+        std::vector<std::int64_t> counted(inputs.size());
+        for (std::int64_t m = 0; m < micro_steps; ++m) {
+            data_->rows(first_row + m * micro_batch_, micro_batch_, inputs[m], targets[m]);
+            counted[m] = counted_targets(targets[m]);
+        }
+        double all_targets = static_cast<double>(std::accumulate(counted.begin(), counted.end(), std::int64_t{0}));
+        comm_.sum_in_rank_order(std::span<double>(&all_targets, 1));  // exact: integers far below 2^53
+        const auto step_targets = static_cast<std::int64_t>(all_targets);
         double loss_sum = 0.0;
         for (std::int64_t m = 0; m < micro_steps; ++m) {
-            Tensor inputs, targets;
-            sampler_.rows(first_row + m * micro_batch_, micro_batch_, inputs, targets);
-            const Tensor logits = model_.forward(inputs);
+            const Tensor logits = model_.forward(inputs[m]);
             const Tensor loss = ag::cross_entropy(
                 ag::reshape(logits, Shape{micro_batch_ * config_.seq_len, model_config_.vocab}),
-                targets.reshape(Shape{micro_batch_ * config_.seq_len}));
-            // Each micro-batch has the same number of targets, so the mean of the means is the step's mean.
+                targets[m].reshape(Shape{micro_batch_ * config_.seq_len}));
+            const float share = step_targets == 0 ? 0.0f
+                                                  : static_cast<float>(counted[m]) / static_cast<float>(step_targets);
             const bool last = m + 1 == micro_steps;
-            ag::backward(all_micro_steps == 1 ? loss : ag::mul(loss, 1.0f / static_cast<float>(all_micro_steps)), {},
+            ag::backward(counted[m] == step_targets ? loss : ag::mul(loss, share), {},
                          last ? sync_.on_final_gradient() : ag::FinalGradientFn{});
-            loss_sum += loss.item();
+            loss_sum += static_cast<double>(loss.item()) * share;
         }
         sync_.finish();
         comm_.sum_in_rank_order(std::span<double>(&loss_sum, 1));
         const auto optimizer_start = Clock::now();
         last_grad_norm_ = optimizer_.step(step);
         last_optimizer_s_ = std::chrono::duration<double>(Clock::now() - optimizer_start).count();
-        return loss_sum / static_cast<double>(all_micro_steps);
+        return loss_sum;
     }
 
-    void evaluate(StepReport& r) {
-        r.val_bpb = bits_per_byte(model_, corpus_.val, corpus_.token_bytes, config_.seq_len, micro_batch_,
-                                  config_.eval_tokens);
-        std::vector<std::int32_t> prompt = {tokenizer_.bos_id()};
-        const auto text = tokenizer_.encode(config_.sample_prompt, false, false);
-        prompt.insert(prompt.end(), text.begin(), text.end());
-        const auto next = greedy_continuation(model_, prompt, config_.sample_tokens);
-        r.sample = config_.sample_prompt + tokenizer_.decode(next);
+    static std::int64_t counted_targets(const Tensor& targets) {
+        const std::int32_t* t = targets.data<std::int32_t>();
+        return std::count_if(t, t + targets.numel(), [](std::int32_t v) { return v != kNoTarget; });
     }
+
+    void evaluate(StepReport& r) { data_->validate(model_, micro_batch_, r); }
 
     void write_log_line(std::ofstream& log, const StepReport& r) {
         nlohmann::json line = {{"step", r.step},
@@ -238,6 +271,7 @@ private:
         if (r.allreduce_s) line["allreduce_s"] = *r.allreduce_s;
         if (r.allreduce_exposed_s) line["allreduce_exposed_s"] = *r.allreduce_exposed_s;
         if (r.val_bpb) line["val_bpb"] = *r.val_bpb;
+        if (r.val_loss) line["val_loss"] = *r.val_loss;
         if (r.sample) line["sample"] = *r.sample;
         // A greedy sample of a young model may end inside a UTF-8 sequence: write U+FFFD for it.
         log << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -254,8 +288,8 @@ private:
     GptModel model_;
     std::int64_t steps_;
     GptOptimizer optimizer_;
-    Corpus corpus_;
-    RowSampler sampler_;
+    std::unique_ptr<TrainingData> data_;
+    std::string model_name_;
     std::int64_t micro_batch_;
     distributed::GradientSync sync_;
     double last_grad_norm_ = 0.0;
@@ -264,10 +298,23 @@ private:
 
 }  // namespace
 
+TrainResult train(const TrainConfig& config, RunStart start, const ReportFn& report, distributed::Communicator& comm) {
+    return Trainer(config, std::move(start), report, comm).run();
+}
+
+TrainResult train(const TrainConfig& config, RunStart start, const ReportFn& report) {
+    distributed::SingleProcess one;
+    return train(config, std::move(start), report, one);
+}
+
 TrainResult train_gpt(const TrainConfig& config, const ReportFn& report, distributed::Communicator& comm) {
     check(!config.data.empty(), "--data: give at least one text file");
     check(!config.tokenizer.empty(), "--tokenizer: give a GGUF with tokenizer.ggml.* keys");
-    return Trainer(config, report, comm).run();
+    const auto tokenizer = llm::Tokenizer::from_gguf(gguf::GgufFile::open(config.tokenizer.string()));
+    RunStart start;
+    start.data = std::make_unique<PretrainingData>(config, tokenizer);
+    start.model_name = fmt::format("forge-gpt-d{}", config.depth);
+    return train(config, std::move(start), report, comm);
 }
 
 TrainResult train_gpt(const TrainConfig& config, const ReportFn& report) {

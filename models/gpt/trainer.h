@@ -19,17 +19,21 @@
 #pragma once
 
 #include "core/distributed/communicator.h"
+#include "core/tensor.h"
 #include "models/gpt/gpt_config.h"
 #include "models/gpt/gpt_optimizer.h"
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace forge::gpt {
+
+class GptModel;
 
 struct TrainConfig {
     std::vector<std::filesystem::path> data;
@@ -65,6 +69,7 @@ struct StepReport {
     // part of it the backward pass did not hide.
     std::optional<double> allreduce_s, allreduce_exposed_s;
     std::optional<double> val_bpb;
+    std::optional<double> val_loss;  // mean nats per trained target (SFT: assistant tokens)
     std::optional<std::string> sample;
 };
 
@@ -74,6 +79,7 @@ struct TrainResult {
     std::int64_t tokens = 0;  // trained on by this invocation
     double loss = 0.0;
     double val_bpb = 0.0;
+    double val_loss = 0.0;  // when the run's data measures it (SFT)
     double tokens_per_s = 0.0;
     double seconds = 0.0;
     std::filesystem::path model;
@@ -81,7 +87,35 @@ struct TrainResult {
 
 using ReportFn = std::function<void(const StepReport&)>;
 
-// One process, or rank comm.rank() of a data-parallel job (report is called on rank 0 only).
+// A target that adds no loss (ag::CrossEntropyOptions' default ignore_index): SFT's prompt
+// tokens and the padding after the last whole conversation of a row.
+inline constexpr std::int32_t kNoTarget = -100;
+
+// What a run trains on and how it is measured: the packed corpus of pretraining (below) or
+// the conversations of SFT (sft.h). The trainer around it is the same.
+class TrainingData {
+public:
+    virtual ~TrainingData() = default;
+    // Rows [first, first + count) of the run's row sequence (row r = step * batch + i),
+    // a pure function of (seed, row): inputs and targets, both [count, seq_len] i32.
+    virtual void rows(std::int64_t first, std::int64_t count, Tensor& inputs, Tensor& targets) = 0;
+    // Fills r.val_bpb (and r.val_loss, r.sample when it measures them) for the model as it is now.
+    virtual void validate(const GptModel& model, std::int64_t micro_batch, StepReport& r) = 0;
+};
+
+// How a run starts: from random weights (pretraining) or from a GGUF the GPT exported (SFT).
+struct RunStart {
+    std::unique_ptr<TrainingData> data;
+    std::filesystem::path init_weights;  // empty: initialise from config.seed
+    std::string model_name;              // general.name of the export
+};
+
+// The loop shared by pretraining and SFT, in one process or as rank comm.rank() of a
+// data-parallel job (report is called on rank 0 only). config.tokenizer names the GGUF whose tokenizer.*
+// keys the export copies (the base model itself for SFT).
+TrainResult train(const TrainConfig& config, RunStart start, const ReportFn& report);
+TrainResult train(const TrainConfig& config, RunStart start, const ReportFn& report, distributed::Communicator& comm);
+
 TrainResult train_gpt(const TrainConfig& config, const ReportFn& report);
 TrainResult train_gpt(const TrainConfig& config, const ReportFn& report, distributed::Communicator& comm);
 

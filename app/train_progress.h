@@ -1,0 +1,72 @@
+// What `forge train gpt` and `forge train sft` share: the progress display (a redrawn bar
+// with loss, tokens/s and ETA on a terminal; plain lines at evaluations) and the run flags.
+#pragma once
+
+#include "models/gpt/trainer.h"
+
+#include <CLI/CLI.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+namespace forge::app {
+
+inline std::string format_duration(double seconds) {
+    const auto s = static_cast<long>(seconds + 0.5);
+    return s >= 3600 ? fmt::format("{}h{:02}m", s / 3600, s / 60 % 60) : fmt::format("{}m{:02}s", s / 60, s % 60);
+}
+
+// A redrawn bar with loss, tokens/s and ETA on a terminal; plain lines at evaluations
+// (and always, when stderr is not a terminal, one per evaluation or checkpoint step).
+class TrainProgress {
+public:
+    TrainProgress() : tty_(isatty(fileno(stderr)) != 0) {}
+    void operator()(const gpt::StepReport& r) {
+        if (first_ < 0) first_ = r.step;  // a resumed run starts counting its own steps
+        const double eta =
+            r.elapsed_s / static_cast<double>(r.step - first_ + 1) * static_cast<double>(r.total_steps - r.step);
+        if (tty_) {
+            const int filled = static_cast<int>(30 * r.step / r.total_steps);
+            fmt::print(stderr, "\r[{:<30}] step {}/{} loss {:.4f} {:.0f} tok/s ETA {}   ",
+                       std::string(static_cast<std::size_t>(filled), '#'), r.step, r.total_steps, r.loss,
+                       r.tokens_per_s, format_duration(eta));
+        }
+        if (!r.val_bpb) return;
+        if (tty_) fmt::print(stderr, "\r{:<100}\r", "");
+        const std::string val_loss = r.val_loss ? fmt::format(", val loss {:.4f}", *r.val_loss) : "";
+        fmt::print(stderr, "step {}/{}: loss {:.4f}{}, val {:.4f} bits/byte, {:.0f} tok/s, lr x{:.3f}, {} elapsed\n",
+                   r.step, r.total_steps, r.loss, val_loss, *r.val_bpb, r.tokens_per_s, r.lr_multiplier,
+                   format_duration(r.elapsed_s));
+        // A young model's greedy sample may end inside a UTF-8 sequence: print U+FFFD for it.
+        if (r.sample)
+            fmt::print(stderr, "  sample: {}\n",
+                       nlohmann::json(*r.sample).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+
+private:
+    bool tty_;
+    std::int64_t first_ = -1;
+};
+
+// The flags `forge train gpt` and `forge train sft` share: seed, cadence, rates, resume.
+inline void add_run_options(CLI::App& cmd, gpt::TrainConfig& c) {
+    cmd.add_option("--seed", c.seed, "Seed of the initialization and the data order")->capture_default_str();
+    cmd.add_option("--eval-every", c.eval_every, "Steps between validations and samples")->capture_default_str();
+    cmd.add_option("--checkpoint-every", c.checkpoint_every, "Steps between checkpoints")->capture_default_str();
+    cmd.add_option("--matrix-lr", c.optimizer.matrix_lr, "Muon rate before scaling")->capture_default_str();
+    cmd.add_option("--embedding-lr", c.optimizer.embedding_lr, "AdamW rate of the embedding before scaling")
+        ->capture_default_str();
+    cmd.add_option("--unembedding-lr", c.optimizer.unembedding_lr, "AdamW rate of the head before scaling")
+        ->capture_default_str();
+    cmd.add_option("--warmdown-ratio", c.optimizer.warmdown_ratio, "Final fraction of steps decaying to 0")
+        ->capture_default_str();
+    cmd.add_option("--grad-clip", c.optimizer.grad_clip, "Global gradient-norm bound (0: none)")->capture_default_str();
+    cmd.add_flag("--resume", c.resume, "Continue from OUT/checkpoint.safetensors");
+}
+
+}  // namespace forge::app

@@ -1,0 +1,78 @@
+// `forge train sft --model BASE.gguf|RUN_DIR --data conversations.jsonl [--val-data FILE]
+// [--epochs N] [--out DIR] [--resume] [--json]`: supervised fine-tuning of a GPT that
+// `forge train gpt` made (models/gpt/sft.h), loss on the assistant's tokens only, with the
+// same checkpoints, log.jsonl, resume and DIR/model.gguf as pretraining.
+#include "app/commands.h"
+#include "app/train_progress.h"
+#include "models/gpt/sft.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+
+namespace forge::app {
+namespace {
+
+struct SftCli {
+    gpt::SftConfig config;
+    std::string model, data, val_data, out = "sft-run";
+    bool json = false;
+};
+
+int run_train_sft(SftCli& cli) {
+    cli.config.model = cli.model;
+    cli.config.data = cli.data;
+    cli.config.val_data = cli.val_data;
+    cli.config.train.out_dir = cli.out;
+    TrainProgress progress;
+    const gpt::TrainResult r = gpt::train_sft(cli.config, [&](const gpt::StepReport& s) { progress(s); });
+    if (cli.json) {
+        const nlohmann::json out = {{"val_loss", r.val_loss}, {"val_bpb", r.val_bpb},
+                                    {"loss", r.loss},         {"tokens", r.tokens},
+                                    {"tokens_per_s", r.tokens_per_s}, {"steps", r.steps},
+                                    {"parameters", r.parameters},     {"seconds", r.seconds},
+                                    {"model", r.model.string()}};
+        fmt::print("{}\n", out.dump());
+    } else if (cli.config.eval_only) {
+        fmt::print("{}: val loss {:.4f}, val {:.4f} bits/byte on the replies of the validation conversations\n",
+                   r.model.string(), r.val_loss, r.val_bpb);
+    } else {
+        fmt::print("fine-tuned {} parameters for {} steps ({} tokens, {:.0f} tok/s): loss {:.4f}, "
+                   "val loss {:.4f}, val {:.4f} bits/byte on the replies\nwrote {}\n",
+                   r.parameters, r.steps, r.tokens, r.tokens_per_s, r.loss, r.val_loss, r.val_bpb, r.model.string());
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_train_sft_command(CLI::App& train, CommandTable& commands) {
+    auto cli = std::make_shared<SftCli>();
+    auto& c = cli->config.train;
+    c.seq_len = 0;  // the base model's context
+    c.batch = 16;
+    c.eval_every = 100;
+    CLI::App* sft = train.add_subcommand(
+        "sft", "Fine-tune a forge GPT on conversations (JSONL, OpenAI's messages), loss on the assistant's tokens");
+    sft->add_option("--model", cli->model, "model.gguf from `forge train gpt`, or its run folder")->required();
+    sft->add_option("--data", cli->data, "Conversations, one {\"messages\": [...]} per line")
+        ->required()->check(CLI::ExistingFile);
+    sft->add_option("--val-data", cli->val_data, "Held-out conversations (default: the last 5% of --data)")
+        ->check(CLI::ExistingFile);
+    sft->add_option("--epochs", cli->config.epochs, "Passes over --data (may be fractional)")->capture_default_str();
+    sft->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")->capture_default_str();
+    sft->add_option("--seq-len", c.seq_len, "Tokens per row (default: the model's context)");
+    sft->add_option("--batch", c.batch, "Rows per optimizer step")->capture_default_str();
+    sft->add_option("--micro-batch", c.micro_batch, "Rows per forward/backward (default: what fits 2 GiB)");
+    sft->add_option("--sample-tokens", c.sample_tokens, "Most tokens of the sample reply at each evaluation")
+        ->capture_default_str();
+    sft->add_flag("--eval-only", cli->config.eval_only,
+                  "Only measure --model on the validation conversations (val_loss, val_bpb); write nothing");
+    add_run_options(*sft, c);
+    sft->add_flag("--json", cli->json, "Print one JSON object: val_loss, val_bpb, loss, tokens, tokens_per_s, model");
+    commands.add(sft, [cli] { return run_train_sft(*cli); });
+}
+
+}  // namespace forge::app
