@@ -10,6 +10,8 @@
 
 #include <functional>
 #include <map>
+#include <string>
+#include <vector>
 
 namespace forge::app {
 
@@ -45,6 +47,10 @@ void add_nam_command(CLI::App& forge, CommandTable& commands);
 // Called by add_nam_command: `forge nam train | capture-signal | profile` and `forge nam-profile`.
 void add_nam_train_commands(CLI::App& forge, CLI::App& nam, CommandTable& commands);
 void add_quantize_command(CLI::App& forge, CommandTable& commands);
+void add_serve_command(CLI::App& forge, CommandTable& commands);
+// llama-server's `-np` (a two-letter short flag, which CLI11 cannot declare) as `--parallel`,
+// for `forge serve`; every other argument unchanged.
+std::vector<std::string> serve_flag_spellings(int argc, char** argv);
 void add_tokenize_command(CLI::App& forge, CommandTable& commands);
 void add_train_command(CLI::App& forge, CommandTable& commands);
 void add_transcribe_command(CLI::App& forge, CommandTable& commands);

@@ -17,6 +17,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -76,12 +77,17 @@ int main(int argc, char** argv) {
     forge::app::add_logits_command(forge, commands);
     forge::app::add_nam_command(forge, commands);
     forge::app::add_quantize_command(forge, commands);
+    forge::app::add_serve_command(forge, commands);
     forge::app::add_tokenize_command(forge, commands);
     forge::app::add_train_command(forge, commands);
     forge::app::add_transcribe_command(forge, commands);
 
+    // Spellings CLI11 cannot declare, rewritten before parsing (serve's -np).
+    std::vector<std::string> args = forge::app::serve_flag_spellings(argc, argv);
+    std::vector<char*> arg_pointers;
+    for (std::string& arg : args) arg_pointers.push_back(arg.data());
     try {
-        forge.parse(argc, argv);
+        forge.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return forge.exit(e);  // --help, --help-all: print and succeed
         return usage_error(forge, e.what());

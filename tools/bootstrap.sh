@@ -23,6 +23,7 @@ packages=(
     libopenmpi-dev              # Open MPI: data-parallel training (`mpirun -np P forge train gpt`)
     openmpi-bin                 # Open MPI's mpirun: the -np 2 loss-equality and kill tests
     libkissfft-dev              # KISS FFT (BSD): the log-mel front end of forge transcribe
+    chromium                    # headless browser: forge serve's chat page test (driven by playwright-core)
 )
 
 # Only with --fuzz: clang's libFuzzer and sanitizers for the fuzz targets (tools/fuzz.sh).
@@ -37,14 +38,27 @@ for package in "${packages[@]}"; do
     [[ "$status" == "install ok installed" ]] || missing+=("$package")
 done
 
-if [[ ${#missing[@]} -eq 0 ]]; then
-    echo "bootstrap: all ${#packages[@]} packages are installed"
-    exit 0
-fi
-
-echo "bootstrap: installing ${missing[*]}"
 sudo=""
 [[ $(id -u) -eq 0 ]] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "bootstrap: all ${#packages[@]} packages are installed"
+else
+    echo "bootstrap: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# forge serve's tests run the official openai npm client, playwright-core and autocannon on Node
+# (20 or later; test/app/serve/package.json pins the versions, package-lock.json the tree). npm ci
+# installs them into the ignored test/app/serve/node_modules once, and again when the lock changes.
+serve_tests="$(dirname "$0")/../test/app/serve"
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    echo "bootstrap: installing nodejs and npm"
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+if [[ ! -f "$serve_tests/node_modules/.package-lock.json" || "$serve_tests/package-lock.json" -nt "$serve_tests/node_modules/.package-lock.json" ]]; then
+    echo "bootstrap: npm ci in test/app/serve"
+    npm ci --prefix "$serve_tests" --no-audit --no-fund --loglevel=error
+fi

@@ -13,6 +13,7 @@
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -21,6 +22,15 @@
 
 namespace forge::llm {
 
+// One generated token's log-probability and its most likely alternatives (OpenAI's `logprobs`),
+// from the log-softmax of the logits the sampler sees (after logit_bias and any constraint,
+// before penalties, truncation and temperature): the model's own distribution.
+struct TokenLogprob {
+    std::int32_t id = -1;
+    float logprob = 0.0f;
+    std::vector<std::pair<std::int32_t, float>> top;  // most likely first
+};
+
 struct GenerationOptions {
     SamplerOptions sampling;
     std::int64_t max_tokens = -1;   // most tokens generated; < 0: until the end or the context is full
@@ -28,6 +38,12 @@ struct GenerationOptions {
     // Optional: which tokens may come next (models/llm/token_constraint.h). It holds one
     // generation's state, so give every generation a new one.
     std::shared_ptr<TokenConstraint> constraint;
+    // Added to the logits of these tokens before sampling (OpenAI's logit_bias; -inf bans one).
+    std::vector<std::pair<std::int32_t, float>> logit_bias;
+    // Optional: called with each generated token's TokenLogprob (top_logprobs alternatives),
+    // before the text piece of that token is handed out.
+    std::function<void(const TokenLogprob&)> logprob_sink;
+    std::int32_t top_logprobs = 0;
 };
 
 enum class FinishReason {
@@ -70,13 +86,19 @@ public:
 
 private:
     void end(FinishReason reason, std::string& piece);
-    std::span<const float> constrained(std::span<const float> logits);  // the constraint's mask applied
+    std::span<const float> adjusted(std::span<const float> logits);  // logit_bias and the constraint's mask applied
+    void report_logprob(std::span<const float> logits, std::int32_t id);
 
     const Tokenizer& tokenizer_;
     std::int64_t max_tokens_;
     Sampler& sampler_;
     std::shared_ptr<TokenConstraint> constraint_;
-    std::vector<float> masked_;  // the logits after the constraint's mask
+    std::vector<std::pair<std::int32_t, float>> logit_bias_;
+    std::function<void(const TokenLogprob&)> logprob_sink_;
+    std::int32_t top_logprobs_;
+    std::vector<float> adjusted_;        // the logits after logit_bias and the constraint's mask
+    std::vector<std::int32_t> order_;    // scratch for the top alternatives
+    TokenLogprob logprob_;
     TokenStreamDecoder decoder_;
     StopStrings stops_;
     std::vector<std::int32_t> tokens_;

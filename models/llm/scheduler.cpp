@@ -68,6 +68,11 @@ std::shared_ptr<RequestHandle> Scheduler::submit(Request request) {
     return handle;
 }
 
+std::int64_t Scheduler::queued() const {
+    std::lock_guard lock(queue_mutex_);
+    return static_cast<std::int64_t>(queue_.size());
+}
+
 void Scheduler::start() {
     check(!thread_.joinable(), "scheduler: already started");
     stopping_ = false;
@@ -85,6 +90,12 @@ void Scheduler::stop() {
 
 void Scheduler::loop() {
     while (true) {
+        {
+            // Checked between steps too, not only when idle: a stop() must not wait for every
+            // running request to finish.
+            std::lock_guard lock(queue_mutex_);
+            if (stopping_) break;
+        }
         if (step()) continue;
         std::unique_lock lock(queue_mutex_);
         queue_changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
@@ -191,6 +202,7 @@ void Scheduler::admit(std::shared_ptr<RequestHandle> handle) {
     }
     slot.tokens.assign(request.prompt.begin(), request.prompt.begin() + cached);
     slot.request = std::move(handle);
+    ++running_;
     slot.prompt_done = sz(cached);
     slot.pending.reset();
     slot.sampler = std::make_unique<Sampler>(request.generation.sampling, model_.hparams().n_vocab);
@@ -283,6 +295,7 @@ void Scheduler::release(std::int64_t s, std::optional<FinishReason> reason) {
     slot.result.tokens = slot.generation->tokens();
     slot.request->complete(std::move(slot.result));
     slot.request.reset();
+    --running_;
     slot.pending.reset();
     slot.generation.reset();
     slot.sampler.reset();

@@ -99,7 +99,8 @@ public:
     // Queue a request; throws QueueFull when max_queue requests are waiting.
     std::shared_ptr<RequestHandle> submit(Request request);
 
-    // Run steps on the scheduler's own thread until stop() (or destruction).
+    // Run steps on the scheduler's own thread until stop() (or destruction); stop() ends every
+    // running and waiting request as cancelled at the next step.
     void start();
     void stop();
 
@@ -112,6 +113,9 @@ public:
     }
 
     const SchedulerOptions& options() const { return options_; }
+    // Requests holding a slot and requests waiting for one, readable from any thread (metrics).
+    std::int64_t running() const { return running_.load(); }
+    std::int64_t queued() const;
     // The tokens a slot's KV cache holds (for tests and reports).
     const std::vector<std::int32_t>& slot_tokens(std::int64_t slot) const { return slots_.at(static_cast<std::size_t>(slot)).tokens; }
     std::int64_t steps() const { return steps_; }
@@ -149,8 +153,9 @@ private:
     std::vector<float> logits_;                        // [n_slots, n_vocab]: one row per slot at most
     std::vector<Slot> slots_;
     std::int64_t steps_ = 0;
+    std::atomic<std::int64_t> running_{0};
 
-    std::mutex queue_mutex_;
+    mutable std::mutex queue_mutex_;
     std::condition_variable queue_changed_;
     std::deque<std::shared_ptr<RequestHandle>> queue_;
     bool stopping_ = false;

@@ -1,0 +1,87 @@
+// `forge serve MODEL.gguf [--host H] [--port P] [-np N] [-c N] [-n N] [--alias NAME]
+// [--api-key KEY | --api-key-file F] [--metrics] [--no-webui] [--queue N] [--threads N]`
+//
+// An OpenAI-compatible HTTP server (app/serve/: server.h for its life and a request's, routes,
+// request parsing, responses and streams, errors, metrics, the chat page). Options are spelled
+// as llama-server spells the same ones; --ctx-size is per slot. docs/SERVE.md has the API.
+#include "app/commands.h"
+#include "app/serve/options.h"
+#include "app/serve/server.h"
+#include "core/error.h"
+#include "core/infer/kv_cache.h"
+#include "core/thread_pool.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+namespace forge::app {
+
+namespace {
+
+// The GGUF file to serve. The one place that decides it (a bundled default model will come here).
+std::string resolve_model(const serve::ServeOptions& o) {
+    check(std::filesystem::is_regular_file(o.model), "{}: no such model file", o.model);
+    return o.model;
+}
+
+// --api-key-file: the key is the file's first line (trailing whitespace dropped).
+std::string read_api_key(const std::string& path) {
+    std::ifstream in(path);
+    check(in.good(), "--api-key-file {}: cannot read the file", path);
+    std::string key;
+    std::getline(in, key);
+    while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
+    check(!key.empty(), "--api-key-file {}: the first line is empty", path);
+    return key;
+}
+
+int run_serve(serve::ServeOptions o, int threads) {
+    if (threads > 0) ThreadPool::set_global_threads(threads);
+    o.model = resolve_model(o);
+    if (!o.api_key_file.empty()) o.api_key = read_api_key(o.api_key_file);
+    infer::kv_type_from_name(o.kv_type);  // a bad name fails here, before the server listens
+    serve::Server server(std::move(o));
+    return server.run();
+}
+
+}  // namespace
+
+std::vector<std::string> serve_flag_spellings(int argc, char** argv) {
+    std::vector<std::string> args(argv, argv + argc);
+    const auto serve = std::find(args.begin(), args.end(), "serve");
+    for (auto it = serve; it != args.end(); ++it) {
+        if (*it == "-np") *it = "--parallel";
+        if (it->starts_with("-np=")) *it = "--parallel=" + it->substr(4);
+    }
+    return args;
+}
+
+void add_serve_command(CLI::App& forge, CommandTable& commands) {
+    auto o = std::make_shared<serve::ServeOptions>();
+    auto threads = std::make_shared<int>(0);
+    CLI::App* cmd = forge.add_subcommand("serve", "OpenAI-compatible HTTP server for a GGUF language model");
+    cmd->add_option("MODEL", o->model, "GGUF model")->required();
+    cmd->add_option("--host", o->host, "Address to listen on (default 127.0.0.1)");
+    cmd->add_option("--port", o->port, "Port; 0 picks a free one (default 8080)")->check(CLI::Range(0, 65535));
+    cmd->add_option("--parallel", o->parallel, "Slots: requests decoded at once; -np N works too (default 4)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{256}));
+    cmd->add_option("-c,--ctx-size", o->ctx_size, "Context size per slot in tokens (default 4096)")
+        ->check(CLI::Range(std::int64_t{16}, infer::kMaxContext));
+    cmd->add_option("-n,--n-predict", o->n_predict, "Default max_tokens, -1 until the end or the context is full (default -1)")
+        ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
+    cmd->add_option("--alias", o->alias, "The model's name in the API (default: the file name)");
+    auto* key = cmd->add_option("--api-key", o->api_key, "Require 'Authorization: Bearer KEY'");
+    cmd->add_option("--api-key-file", o->api_key_file, "Read the API key from the first line of a file")->excludes(key);
+    cmd->add_flag("--metrics", o->metrics, "Serve Prometheus metrics at GET /metrics");
+    cmd->add_flag("!--no-webui", o->webui, "Do not serve the chat page at GET /");
+    cmd->add_option("--queue", o->queue, "Requests waiting for a slot before 503 (default 64)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
+    cmd->add_option("--threads", *threads, "Compute threads (default: FORGE_THREADS, else all cores)")
+        ->check(CLI::Range(1, ThreadPool::kMaxThreads));
+    cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0");
+    commands.add(cmd, [o, threads] { return run_serve(*o, *threads); });
+}
+
+}  // namespace forge::app

@@ -1,0 +1,295 @@
+#include "app/serve/openai_request.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string_view>
+
+namespace forge::app::serve {
+
+namespace {
+
+using nlohmann::json;
+
+// A field's value, or nullptr when it is absent or null (OpenAI treats both as "not given").
+const json* field(const json& body, const char* name) {
+    const auto it = body.find(name);
+    return it == body.end() || it->is_null() ? nullptr : &*it;
+}
+
+ApiError wrong_type(const std::string& param, const char* expected) {
+    return invalid_request(fmt::format("'{}' must be {}", param, expected), param);
+}
+
+double number_in(const json& value, const std::string& param, double lo, double hi) {
+    if (!value.is_number()) throw wrong_type(param, "a number");
+    const double x = value.get<double>();
+    if (!std::isfinite(x) || x < lo || x > hi) throw invalid_request(fmt::format("'{}' must be in [{}, {}], got {}", param, lo, hi, x), param);
+    return x;
+}
+
+std::int64_t integer_in(const json& value, const std::string& param, std::int64_t lo, std::int64_t hi) {
+    if (!value.is_number_integer()) throw wrong_type(param, "an integer");
+    if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
+        throw invalid_request(fmt::format("'{}' must be at most {}", param, hi), param);
+    const auto x = value.get<std::int64_t>();
+    if (x < lo || x > hi) throw invalid_request(fmt::format("'{}' must be in [{}, {}], got {}", param, lo, hi, x), param);
+    return x;
+}
+
+bool boolean(const json& value, const std::string& param) {
+    if (!value.is_boolean()) throw wrong_type(param, "a boolean");
+    return value.get<bool>();
+}
+
+const std::string& string(const json& value, const std::string& param) {
+    if (!value.is_string()) throw wrong_type(param, "a string");
+    return value.get_ref<const std::string&>();
+}
+
+ApiError unsupported(const std::string& param, const std::string& why) {
+    return invalid_request(fmt::format("'{}' is not supported by forge: {}", param, why), param, "unsupported_parameter");
+}
+
+// "content": a string, or an array of text parts (concatenated). Other part types (images,
+// audio, files) are refused: the models forge runs read text only.
+std::string message_content(const json& content, const std::string& param) {
+    if (content.is_string()) return content.get<std::string>();
+    if (!content.is_array()) throw wrong_type(param, "a string or an array of content parts");
+    std::string text;
+    for (std::size_t j = 0; j < content.size(); ++j) {
+        const std::string part = fmt::format("{}[{}]", param, j);
+        if (!content[j].is_object()) throw wrong_type(part, "an object");
+        const json* type = field(content[j], "type");
+        if (type == nullptr) throw invalid_request(fmt::format("'{}.type' is required", part), part + ".type");
+        if (string(*type, part + ".type") != "text")
+            throw unsupported(part + ".type", fmt::format("content parts of type '{}' (only 'text')", type->get<std::string>()));
+        const json* part_text = field(content[j], "text");
+        if (part_text == nullptr) throw invalid_request(fmt::format("'{}.text' is required", part), part + ".text");
+        text += string(*part_text, part + ".text");
+    }
+    return text;
+}
+
+std::vector<llm::ChatMessage> parse_messages(const json& body) {
+    const json* messages = field(body, "messages");
+    if (messages == nullptr) throw invalid_request("'messages' is required", "messages");
+    if (!messages->is_array() || messages->empty()) throw wrong_type("messages", "a non-empty array");
+    std::vector<llm::ChatMessage> out;
+    for (std::size_t i = 0; i < messages->size(); ++i) {
+        const json& m = (*messages)[i];
+        const std::string at = fmt::format("messages[{}]", i);
+        if (!m.is_object()) throw wrong_type(at, "an object");
+        const json* role = field(m, "role");
+        if (role == nullptr) throw invalid_request(fmt::format("'{}.role' is required", at), at + ".role");
+        llm::ChatMessage message;
+        message.role = string(*role, at + ".role");
+        if (message.role == "developer") message.role = "system";  // OpenAI's newer name for it
+        if (message.role != "system" && message.role != "user" && message.role != "assistant" && message.role != "tool")
+            throw invalid_request(fmt::format("'{}.role' must be one of system, developer, user, assistant, tool; got '{}'", at,
+                                              message.role),
+                                  at + ".role");
+        if (const json* calls = field(m, "tool_calls"); calls != nullptr && !(calls->is_array() && calls->empty()))
+            throw unsupported(at + ".tool_calls", "tool calls are not built into this server yet");
+        const json* content = field(m, "content");
+        if (content == nullptr && message.role != "assistant")
+            throw invalid_request(fmt::format("'{}.content' is required for role '{}'", at, message.role), at + ".content");
+        if (content != nullptr) message.content = message_content(*content, at + ".content");
+        if (const json* reasoning = field(m, "reasoning_content"))
+            message.reasoning_content = string(*reasoning, at + ".reasoning_content");
+        out.push_back(std::move(message));
+    }
+    return out;
+}
+
+std::vector<std::int32_t> token_ids(const json& ids, const std::string& param, std::int32_t n_vocab) {
+    std::vector<std::int32_t> out;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        out.push_back(static_cast<std::int32_t>(integer_in(ids[i], fmt::format("{}[{}]", param, i), 0, n_vocab - 1)));
+    return out;
+}
+
+// "prompt": a string, an array of token ids, or an array holding one of those (one choice).
+void parse_prompt(const json& body, const RequestLimits& limits, CompletionRequest& r) {
+    const json* prompt = field(body, "prompt");
+    if (prompt == nullptr) throw invalid_request("'prompt' is required", "prompt");
+    const json* p = prompt;
+    if (p->is_array() && p->size() == 1 && ((*p)[0].is_string() || (*p)[0].is_array())) p = &(*p)[0];
+    if (p->is_string()) {
+        r.prompt_text = p->get<std::string>();
+        return;
+    }
+    if (!p->is_array()) throw wrong_type("prompt", "a string or an array of token ids");
+    if (p->empty()) throw invalid_request("'prompt' must not be empty", "prompt");
+    if (!(*p)[0].is_number_integer())
+        throw unsupported("prompt", "several prompts in one request (send one string or one array of token ids)");
+    r.prompt_tokens = token_ids(*p, "prompt", limits.n_vocab);
+    r.prompt_is_tokens = true;
+}
+
+std::vector<std::string> parse_stop(const json& stop) {
+    if (stop.is_string()) return {stop.get<std::string>()};
+    if (!stop.is_array() || stop.size() > 4) throw wrong_type("stop", "a string or an array of at most 4 strings");
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < stop.size(); ++i) out.push_back(string(stop[i], fmt::format("stop[{}]", i)));
+    std::erase_if(out, [](const std::string& s) { return s.empty(); });
+    return out;
+}
+
+std::vector<std::pair<std::int32_t, float>> parse_logit_bias(const json& bias, std::int32_t n_vocab) {
+    if (!bias.is_object()) throw wrong_type("logit_bias", "an object mapping token ids to numbers");
+    std::vector<std::pair<std::int32_t, float>> out;
+    for (const auto& [key, value] : bias.items()) {
+        const std::string param = fmt::format("logit_bias.{}", key);
+        std::size_t used = 0;
+        long long id = -1;
+        try {
+            id = std::stoll(key, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != key.size() || id < 0 || id >= n_vocab)
+            throw invalid_request(fmt::format("'logit_bias' key '{}' is not a token id of this model (0 to {})", key, n_vocab - 1),
+                                  "logit_bias");
+        out.emplace_back(static_cast<std::int32_t>(id), static_cast<float>(number_in(value, param, -100.0, 100.0)));
+    }
+    return out;
+}
+
+// Fields that ask for something forge does not do: refused by name.
+void refuse_unsupported(const json& body, Endpoint endpoint) {
+    if (const json* n = field(body, "n"); n != nullptr && integer_in(*n, "n", 1, 128) != 1)
+        throw unsupported("n", "only one choice per request (n = 1)");
+    if (const json* best_of = field(body, "best_of"); best_of != nullptr && integer_in(*best_of, "best_of", 1, 128) != 1)
+        throw unsupported("best_of", "only best_of = 1");
+    if (endpoint == Endpoint::Completions) {
+        if (const json* echo = field(body, "echo"); echo != nullptr && boolean(*echo, "echo"))
+            throw unsupported("echo", "echo = true");
+        if (const json* suffix = field(body, "suffix"); suffix != nullptr && !string(*suffix, "suffix").empty())
+            throw unsupported("suffix", "insertion after a suffix");
+    }
+    for (const char* name : {"tools", "functions"}) {
+        if (const json* t = field(body, name); t != nullptr && !(t->is_array() && t->empty()))
+            throw unsupported(name, "tool calls are not built into this server yet");
+    }
+    if (const json* choice = field(body, "tool_choice"); choice != nullptr && !(choice->is_string() && (*choice == "none" || *choice == "auto")))
+        throw unsupported("tool_choice", "tool calls are not built into this server yet");
+    if (const json* call = field(body, "function_call"); call != nullptr && *call != "none" && *call != "auto")
+        throw unsupported("function_call", "tool calls are not built into this server yet");
+    if (const json* format = field(body, "response_format")) {
+        if (!format->is_object() || !format->contains("type")) throw wrong_type("response_format", "an object with a 'type'");
+        if (string((*format)["type"], "response_format.type") != "text")
+            throw unsupported("response_format", "structured output (json_object, json_schema) is not built into this server yet");
+    }
+    if (const json* modalities = field(body, "modalities"); modalities != nullptr && *modalities != json::array({"text"}))
+        throw unsupported("modalities", "text only");
+    for (const char* name : {"audio", "prediction", "web_search_options"}) {
+        if (field(body, name) != nullptr) throw unsupported(name, "this feature does not exist in forge");
+    }
+}
+
+void parse_sampling(const json& body, const RequestLimits& limits, CompletionRequest& r) {
+    llm::SamplerOptions& s = r.generation.sampling;
+    if (const json* v = field(body, "temperature")) s.temperature = static_cast<float>(number_in(*v, "temperature", 0.0, 100.0));
+    if (const json* v = field(body, "top_p")) {
+        s.top_p = static_cast<float>(number_in(*v, "top_p", 0.0, 1.0));
+        if (s.top_p == 0.0f) s.top_p = 1e-6f;  // OpenAI allows 0: only the most likely token
+    }
+    if (const json* v = field(body, "top_k")) s.top_k = static_cast<std::int32_t>(integer_in(*v, "top_k", -1, limits.n_vocab));
+    if (const json* v = field(body, "min_p")) s.min_p = static_cast<float>(number_in(*v, "min_p", 0.0, 1.0));
+    if (const json* v = field(body, "repeat_penalty")) s.repeat_penalty = static_cast<float>(number_in(*v, "repeat_penalty", 1e-6, 100.0));
+    if (const json* v = field(body, "presence_penalty")) s.presence_penalty = static_cast<float>(number_in(*v, "presence_penalty", -2.0, 2.0));
+    if (const json* v = field(body, "frequency_penalty")) s.frequency_penalty = static_cast<float>(number_in(*v, "frequency_penalty", -2.0, 2.0));
+    if (const json* v = field(body, "seed")) {
+        if (!v->is_number_integer()) throw wrong_type("seed", "an integer");
+        s.seed = v->is_number_unsigned() ? v->get<std::uint64_t>() : static_cast<std::uint64_t>(v->get<std::int64_t>());
+    } else {
+        s.seed = std::random_device{}();
+    }
+    if (const json* v = field(body, "logit_bias")) r.generation.logit_bias = parse_logit_bias(*v, limits.n_vocab);
+    if (const json* v = field(body, "stop")) r.generation.stop = parse_stop(*v);
+}
+
+void parse_lengths(const json& body, const RequestLimits& limits, CompletionRequest& r) {
+    r.generation.max_tokens = limits.default_max_tokens;
+    constexpr std::int64_t kMostTokens = std::int64_t{1} << 40;
+    // Later names win: max_completion_tokens is OpenAI's newer name for max_tokens; n_predict
+    // is llama-server's (-1: until the end or the context is full).
+    for (const char* name : {"max_tokens", "max_completion_tokens", "n_predict"}) {
+        const std::int64_t lowest = std::string_view(name) == "n_predict" ? -1 : 0;
+        if (const json* v = field(body, name)) r.generation.max_tokens = integer_in(*v, name, lowest, kMostTokens);
+    }
+}
+
+void parse_logprobs(const json& body, Endpoint endpoint, CompletionRequest& r) {
+    const json* logprobs = field(body, "logprobs");
+    if (endpoint == Endpoint::Completions) {  // legacy: an integer, how many alternatives
+        if (logprobs == nullptr) return;
+        r.generation.top_logprobs = static_cast<std::int32_t>(integer_in(*logprobs, "logprobs", 0, 20));
+        r.logprobs = true;
+        return;
+    }
+    if (logprobs != nullptr) r.logprobs = boolean(*logprobs, "logprobs");
+    if (const json* top = field(body, "top_logprobs")) {
+        r.generation.top_logprobs = static_cast<std::int32_t>(integer_in(*top, "top_logprobs", 0, 20));
+        if (!r.logprobs) throw invalid_request("'top_logprobs' needs 'logprobs': true", "top_logprobs");
+    }
+}
+
+void parse_stream(const json& body, CompletionRequest& r) {
+    if (const json* v = field(body, "stream")) r.stream = boolean(*v, "stream");
+    if (const json* options = field(body, "stream_options")) {
+        if (!options->is_object()) throw wrong_type("stream_options", "an object");
+        if (!r.stream) throw invalid_request("'stream_options' is only allowed when 'stream' is true", "stream_options");
+        if (const json* usage = field(*options, "include_usage")) r.include_usage = boolean(*usage, "stream_options.include_usage");
+    }
+}
+
+void parse_chat_options(const json& body, CompletionRequest& r) {
+    const json* kwargs = field(body, "chat_template_kwargs");
+    if (kwargs == nullptr) return;
+    if (!kwargs->is_object()) throw wrong_type("chat_template_kwargs", "an object");
+    if (const json* thinking = field(*kwargs, "enable_thinking"))
+        r.chat.enable_thinking = boolean(*thinking, "chat_template_kwargs.enable_thinking");
+}
+
+void accept_metadata(const json& body) {
+    if (const json* model = field(body, "model")) string(*model, "model");
+    if (const json* user = field(body, "user")) string(*user, "user");
+    if (const json* metadata = field(body, "metadata"); metadata != nullptr && !metadata->is_object()) throw wrong_type("metadata", "an object");
+    if (const json* store = field(body, "store")) boolean(*store, "store");
+    if (const json* tier = field(body, "service_tier")) string(*tier, "service_tier");
+    if (const json* parallel = field(body, "parallel_tool_calls")) boolean(*parallel, "parallel_tool_calls");
+}
+
+}  // namespace
+
+nlohmann::json parse_body(const std::string& text) {
+    json body = json::parse(text, nullptr, false);
+    if (body.is_discarded()) throw invalid_request("The request body is not valid JSON", {}, "invalid_json");
+    if (!body.is_object()) throw invalid_request("The request body must be a JSON object", {}, "invalid_json");
+    return body;
+}
+
+CompletionRequest parse_request(Endpoint endpoint, const nlohmann::json& body, const RequestLimits& limits) {
+    CompletionRequest r;
+    r.endpoint = endpoint;
+    refuse_unsupported(body, endpoint);
+    accept_metadata(body);
+    if (endpoint == Endpoint::ChatCompletions) {
+        r.messages = parse_messages(body);
+        parse_chat_options(body, r);
+    } else {
+        parse_prompt(body, limits, r);
+    }
+    parse_sampling(body, limits, r);
+    parse_lengths(body, limits, r);
+    parse_logprobs(body, endpoint, r);
+    parse_stream(body, r);
+    if (const json* v = field(body, "return_tokens")) r.return_tokens = boolean(*v, "return_tokens");
+    return r;
+}
+
+}  // namespace forge::app::serve

@@ -1,0 +1,53 @@
+// The body of POST /v1/chat/completions and POST /v1/completions, read and checked: every
+// field forge honours becomes engine options; every field it cannot honour (n > 1, echo,
+// image content, ...) is an ApiError (400) naming the field, never silently dropped. Fields
+// clients send as metadata (user, metadata, store, service_tier, model) are accepted; fields
+// nobody defined are ignored, as llama-server does.
+#pragma once
+
+#include "app/serve/api_error.h"
+#include "models/llm/chat_template/chat_template.h"
+#include "models/llm/generation.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace forge::app::serve {
+
+enum class Endpoint { ChatCompletions, Completions };
+
+// What the server brings to the parse: the vocabulary (token ids in prompts and logit_bias)
+// and its defaults.
+struct RequestLimits {
+    std::int32_t n_vocab = 0;
+    std::int64_t default_max_tokens = -1;  // --n-predict; < 0: until the end or the context is full
+};
+
+struct CompletionRequest {
+    Endpoint endpoint = Endpoint::ChatCompletions;
+    // Chat: the conversation and the template's options.
+    std::vector<llm::ChatMessage> messages;
+    llm::ChatOptions chat;
+    // Completions: the prompt as text, or as token ids when it came as an array of ids.
+    std::string prompt_text;
+    std::vector<std::int32_t> prompt_tokens;
+    bool prompt_is_tokens = false;
+
+    llm::GenerationOptions generation;  // sampling, max_tokens, stop, logit_bias, top_logprobs
+    bool stream = false;
+    bool include_usage = false;  // stream_options.include_usage
+    bool logprobs = false;       // report each token's log-probability (top_logprobs alternatives)
+    bool return_tokens = false;  // extension (llama-server): the generated token ids in the response
+};
+
+// Parse and check `body` (already valid JSON) for `endpoint`. Throws ApiError.
+CompletionRequest parse_request(Endpoint endpoint, const nlohmann::json& body, const RequestLimits& limits);
+
+// Parse the raw body text: malformed JSON or a non-object is a 400.
+nlohmann::json parse_body(const std::string& text);
+
+}  // namespace forge::app::serve

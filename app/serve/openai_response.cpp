@@ -1,0 +1,128 @@
+#include "app/serve/openai_response.h"
+
+#include <chrono>
+#include <random>
+
+namespace forge::app::serve {
+
+namespace {
+
+using nlohmann::json;
+
+const char* object_name(Endpoint endpoint, bool chunk) {
+    if (endpoint == Endpoint::Completions) return "text_completion";
+    return chunk ? "chat.completion.chunk" : "chat.completion";
+}
+
+json header(const ResponseMeta& meta, bool chunk) {
+    return {{"id", meta.id}, {"object", object_name(meta.endpoint, chunk)}, {"created", meta.created}, {"model", meta.model},
+            {"system_fingerprint", "forge-" FORGE_VERSION}};
+}
+
+json byte_values(std::string_view text) {
+    json bytes = json::array();
+    for (const char c : text) bytes.push_back(static_cast<unsigned char>(c));
+    return bytes;
+}
+
+json chat_logprobs(std::span<const llm::TokenLogprob> logprobs, const llm::Tokenizer& tokenizer) {
+    json content = json::array();
+    for (const llm::TokenLogprob& t : logprobs) {
+        const std::string piece = tokenizer.token_to_piece(t.id);
+        json top = json::array();
+        for (const auto& [id, logprob] : t.top) {
+            const std::string alt = tokenizer.token_to_piece(id);
+            top.push_back({{"token", alt}, {"logprob", logprob}, {"bytes", byte_values(alt)}});
+        }
+        content.push_back({{"token", piece}, {"logprob", t.logprob}, {"bytes", byte_values(piece)}, {"top_logprobs", top}});
+    }
+    return {{"content", content}, {"refusal", nullptr}};
+}
+
+json completion_logprobs(std::span<const llm::TokenLogprob> logprobs, const llm::Tokenizer& tokenizer, std::size_t offset) {
+    json tokens = json::array(), token_logprobs = json::array(), top_logprobs = json::array(), text_offset = json::array();
+    for (const llm::TokenLogprob& t : logprobs) {
+        const std::string piece = tokenizer.token_to_piece(t.id);
+        tokens.push_back(piece);
+        token_logprobs.push_back(t.logprob);
+        json top = json::object();
+        for (const auto& [id, logprob] : t.top) top[tokenizer.token_to_piece(id)] = logprob;
+        top_logprobs.push_back(top);
+        text_offset.push_back(offset);
+        offset += piece.size();
+    }
+    return {{"tokens", tokens}, {"token_logprobs", token_logprobs}, {"top_logprobs", top_logprobs}, {"text_offset", text_offset}};
+}
+
+}  // namespace
+
+ResponseMeta new_response_meta(Endpoint endpoint, std::string model) {
+    static constexpr std::string_view kAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    std::string id = endpoint == Endpoint::ChatCompletions ? "chatcmpl-" : "cmpl-";
+    for (int i = 0; i < 24; ++i) id += kAlphabet[rng() % kAlphabet.size()];
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    return {endpoint, std::move(id), std::chrono::duration_cast<std::chrono::seconds>(now).count(), std::move(model)};
+}
+
+std::string finish_reason(llm::FinishReason reason) { return llm::finish_reason_name(reason); }
+
+json usage_json(const llm::GenerationStats& stats) {
+    return {{"prompt_tokens", stats.prompt_tokens},
+            {"completion_tokens", stats.generated_tokens},
+            {"total_tokens", stats.prompt_tokens + stats.generated_tokens},
+            {"prompt_tokens_details", {{"cached_tokens", stats.cached_tokens}}}};
+}
+
+json logprobs_json(Endpoint endpoint, std::span<const llm::TokenLogprob> logprobs, const llm::Tokenizer& tokenizer,
+                   std::size_t offset) {
+    return endpoint == Endpoint::ChatCompletions ? chat_logprobs(logprobs, tokenizer)
+                                                 : completion_logprobs(logprobs, tokenizer, offset);
+}
+
+json full_response(const ResponseMeta& meta, const Answer& answer, const llm::Tokenizer& tokenizer) {
+    json choice = {{"index", 0},
+                   {"logprobs", answer.with_logprobs ? logprobs_json(meta.endpoint, answer.logprobs, tokenizer) : json(nullptr)},
+                   {"finish_reason", finish_reason(answer.stats.finish)}};
+    if (meta.endpoint == Endpoint::ChatCompletions) {
+        choice["message"] = {{"role", "assistant"}, {"content", answer.text}, {"refusal", nullptr}};
+    } else {
+        choice["text"] = answer.text;
+    }
+    if (answer.tokens) choice["tokens"] = *answer.tokens;
+    json response = header(meta, false);
+    response["choices"] = json::array({choice});
+    response["usage"] = usage_json(answer.stats);
+    return response;
+}
+
+json chunk_json(const ResponseMeta& meta, const ChunkParts& parts) {
+    json choice = {{"index", 0},
+                   {"logprobs", parts.logprobs ? *parts.logprobs : json(nullptr)},
+                   {"finish_reason", parts.finish ? json(finish_reason(*parts.finish)) : json(nullptr)}};
+    if (meta.endpoint == Endpoint::ChatCompletions) {
+        json delta = json::object();
+        if (parts.first) delta["role"] = "assistant";
+        if (parts.first || !parts.text.empty()) delta["content"] = parts.text;
+        choice["delta"] = delta;
+    } else {
+        choice["text"] = parts.text;
+    }
+    json chunk = header(meta, true);
+    chunk["choices"] = json::array({choice});
+    if (parts.usage_field) chunk["usage"] = nullptr;
+    return chunk;
+}
+
+json usage_chunk_json(const ResponseMeta& meta, const llm::GenerationStats& stats) {
+    json chunk = header(meta, true);
+    chunk["choices"] = json::array();
+    chunk["usage"] = usage_json(stats);
+    return chunk;
+}
+
+std::string dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::string sse_event(const json& value) { return "data: " + dump(value) + "\n\n"; }
+
+}  // namespace forge::app::serve

@@ -1,0 +1,26 @@
+// `forge serve`'s options, spelled as llama-server spells the same ones.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace forge::app::serve {
+
+struct ServeOptions {
+    std::string model;                 // GGUF file (see resolve_model in app/serve.cpp)
+    std::string host = "127.0.0.1";
+    int port = 8080;                   // 0: any free port (the log line says which)
+    std::int64_t parallel = 4;         // -np: slots, sequences decoded at once
+    std::int64_t ctx_size = 4096;      // -c: positions per slot
+    std::int64_t n_predict = -1;       // -n: default max_tokens; -1 until the end or the context is full
+    std::string alias;                 // the model's name in the API (default: the file name)
+    std::string api_key;               // required as "Authorization: Bearer KEY" when set
+    std::string api_key_file;          // the key read from a file (first line)
+    bool metrics = false;              // GET /metrics
+    bool webui = true;                 // GET / serves the chat page
+    std::int64_t queue = 64;           // requests waiting for a slot before 503
+    std::string kv_type = "f16";
+    std::size_t max_body = 8u << 20;   // bytes of a request body before 413
+};
+
+}  // namespace forge::app::serve

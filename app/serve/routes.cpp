@@ -1,0 +1,199 @@
+// The HTTP routes of `forge serve` (see server.h for the life of a request).
+#include "app/serve/api_error.h"
+#include "app/serve/chat_page.h"
+#include "app/serve/openai_response.h"
+#include "app/serve/request_stream.h"
+#include "app/serve/server.h"
+#include "app/serve/stream_writer.h"
+
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+namespace forge::app::serve {
+
+namespace {
+
+using nlohmann::json;
+
+void send_json(httplib::Response& res, int status, const json& body) {
+    res.status = status;
+    res.set_content(dump(body), "application/json");
+}
+
+void send_error(httplib::Response& res, const ApiError& error) {
+    if (error.status() == 503) res.set_header("Retry-After", "1");
+    send_json(res, error.status(), error.body());
+}
+
+// Routes that answer without a key, as llama-server's do: the health check, the model list and
+// the chat page (which asks for the key itself).
+bool is_public(const std::string& path) {
+    static const std::set<std::string> kPublic = {"/", "/health", "/v1/health", "/v1/models", "/models"};
+    return kPublic.contains(path);
+}
+
+std::string bearer_token(const httplib::Request& req) {
+    const std::string header = req.get_header_value("Authorization");
+    constexpr std::string_view kBearer = "Bearer ";
+    if (header.starts_with(kBearer)) return header.substr(kBearer.size());
+    return req.get_header_value("X-Api-Key");
+}
+
+// Compare without leaking how many leading characters matched through the time taken.
+bool same_key(const std::string& a, const std::string& b) {
+    unsigned char diff = a.size() == b.size() ? 0 : 1;
+    for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
+    return diff == 0;
+}
+
+}  // namespace
+
+bool Server::authorized(const httplib::Request& req) const {
+    return options_.api_key.empty() || is_public(req.path) || same_key(bearer_token(req), options_.api_key);
+}
+
+void Server::add_routes() {
+    httplib::Server& http = *http_;
+    http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+        if (authorized(req)) return httplib::Server::HandlerResponse::Unhandled;
+        send_error(res, unauthorized());
+        return httplib::Server::HandlerResponse::Handled;
+    });
+    // Statuses httplib sets itself (404 no route, 413 body too large, 400 unreadable request)
+    // get OpenAI's envelope too.
+    http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return;
+        if (res.status == 404) return send_error(res, not_found(fmt::format("Unknown route: {} {}", req.method, req.path)));
+        if (res.status == 413) return send_error(res, payload_too_large(options_.max_body));
+        send_json(res, res.status, error_body(res.status, fmt::format("The request failed with HTTP status {}", res.status)));
+    });
+    http.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
+        std::string message = "unknown error";
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+            message = e.what();
+        } catch (...) {
+        }
+        spdlog::error("{} {}: {}", req.method, req.path, message);
+        send_json(res, 500, error_body(500, message));
+    });
+    http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+        spdlog::debug("{} {} {}", req.method, req.path, res.status);
+    });
+
+    http.Get("/health", [this](const httplib::Request&, httplib::Response& res) { health(res); });
+    http.Get("/v1/health", [this](const httplib::Request&, httplib::Response& res) { health(res); });
+    http.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) { models(res); });
+    http.Get("/models", [this](const httplib::Request&, httplib::Response& res) { models(res); });
+    http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) { metrics(res); });
+    for (const char* path : {"/v1/chat/completions", "/chat/completions"}) {
+        http.Post(path, [this](const httplib::Request& req, httplib::Response& res) { complete(req, res, Endpoint::ChatCompletions); });
+    }
+    for (const char* path : {"/v1/completions", "/completions"}) {
+        http.Post(path, [this](const httplib::Request& req, httplib::Response& res) { complete(req, res, Endpoint::Completions); });
+    }
+    if (options_.webui) {
+        http.Get("/", [](const httplib::Request&, httplib::Response& res) {
+            res.set_content(std::string(chat_page()), "text/html; charset=utf-8");
+        });
+    }
+}
+
+void Server::health(httplib::Response& res) const {
+    if (!ready_.load()) return send_error(res, unavailable("Loading model"));
+    send_json(res, 200, {{"status", "ok"}});
+}
+
+void Server::models(httplib::Response& res) const {
+    json model = {{"id", model_name_}, {"object", "model"}, {"created", started_}, {"owned_by", "forge"}};
+    if (ready_.load()) {
+        model["meta"] = {{"n_ctx", options_.ctx_size}, {"n_vocab", engine_->model.hparams().n_vocab},
+                         {"architecture", engine_->model.hparams().arch_name}};
+    }
+    send_json(res, 200, {{"object", "list"}, {"data", json::array({model})}});
+}
+
+void Server::metrics(httplib::Response& res) const {
+    if (!options_.metrics) {
+        return send_json(res, 501, error_body(501, "This server does not serve /metrics: start it with --metrics"));
+    }
+    Load load;
+    load.slots = options_.parallel;
+    if (ready_.load()) {
+        load.running = engine_->scheduler.running();
+        load.queued = engine_->scheduler.queued();
+    }
+    res.set_content(metrics_.prometheus(load), "text/plain; version=0.0.4");
+}
+
+// The prompt's tokens: the conversation through the chat template, or the completion prompt
+// as `forge chat --raw` tokenizes it (BOS where the file asks), or the ids as given.
+std::vector<std::int32_t> Server::prompt_tokens(const CompletionRequest& request) const {
+    const llm::PromptFormat& format = engine().format;
+    if (request.endpoint == Endpoint::Completions)
+        return request.prompt_is_tokens ? request.prompt_tokens : format.raw(request.prompt_text);
+    llm::ChatOptions chat = request.chat;
+    try {
+        return format.chat(request.messages, chat);
+    } catch (const Error& e) {  // the template refused the conversation (raise_exception)
+        throw invalid_request(fmt::format("The chat template cannot render these messages: {}", e.what()), "messages");
+    }
+}
+
+void Server::complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
+    try {
+        Engine& e = engine();
+        const RequestLimits limits{e.format.tokenizer().n_vocab(), options_.n_predict};
+        CompletionRequest request = parse_request(endpoint, parse_body(req.body), limits);
+        std::vector<std::int32_t> prompt = prompt_tokens(request);
+        const auto n_prompt = static_cast<std::int64_t>(prompt.size());
+        if (n_prompt == 0) throw invalid_request("The prompt has no tokens", endpoint == Endpoint::Completions ? "prompt" : "messages");
+        if (n_prompt >= options_.ctx_size) {
+            throw invalid_request(fmt::format("This model's maximum context length is {} tokens. However, your {} resulted in {} "
+                                              "tokens. Please reduce the length of the {}.",
+                                              options_.ctx_size, endpoint == Endpoint::Completions ? "prompt" : "messages", n_prompt,
+                                              endpoint == Endpoint::Completions ? "prompt" : "messages"),
+                                  endpoint == Endpoint::Completions ? "prompt" : "messages", "context_length_exceeded");
+        }
+        auto stream = std::make_shared<RequestStream>();
+        if (request.logprobs) request.generation.logprob_sink = [stream](const llm::TokenLogprob& t) { stream->push_logprob(t); };
+        llm::Request job{std::move(prompt), request.generation, nullptr};
+        if (request.stream) job.sink = [stream](std::string_view piece) { return stream->push_text(piece); };
+        const std::shared_ptr<llm::RequestHandle> handle = submit(std::move(job));
+        ResponseMeta meta = new_response_meta(endpoint, model_name_);
+        if (request.stream) {
+            auto context = std::make_shared<StreamContext>(StreamContext{std::move(meta), request.include_usage, request.logprobs,
+                                                                         stream, handle, &e.format.tokenizer(), &metrics_});
+            res.set_header("Cache-Control", "no-cache");
+            res.set_chunked_content_provider("text/event-stream", [context](std::size_t, httplib::DataSink& sink) {
+                write_stream(*context, [&](std::string_view bytes) { return sink.write(bytes.data(), bytes.size()); },
+                             [&] { return sink.is_writable(); });
+                sink.done();
+                return true;
+            },
+            // Called however the response ends, also when httplib never got to the provider
+            // (the client left during the headers): the request must not run on unread.
+            [context](bool) {
+                context->stream->client_gone();
+                context->handle->cancel();
+            });
+            return;
+        }
+        const llm::RequestResult result = handle->wait();
+        metrics_.record_finished(result.stats);
+        if (!result.error.empty()) throw invalid_request(result.error);
+        if (result.stats.finish == llm::FinishReason::Cancelled) throw unavailable("The server is shutting down");
+        const RequestStream::Output logprobs = stream->take(std::chrono::milliseconds(0));
+        Answer answer{result.text, result.stats, logprobs.logprobs, request.logprobs, std::nullopt};
+        if (request.return_tokens) answer.tokens = std::span<const std::int32_t>(result.tokens);
+        send_json(res, 200, full_response(meta, answer, e.format.tokenizer()));
+    } catch (const ApiError& error) {
+        metrics_.record_rejected();
+        send_error(res, error);
+    }
+}
+
+}  // namespace forge::app::serve

@@ -1,0 +1,75 @@
+// `forge serve`: the OpenAI-compatible HTTP server over the continuous-batching scheduler.
+//
+// Life of the process: listen first (GET /health answers 503 while the model loads), load the
+// model, start the scheduler, answer requests until SIGINT/SIGTERM, then stop taking requests,
+// end every running request (streams get an error event), and close.
+//
+// Life of a request (app/serve/routes.cpp): check the key, parse and check the body
+// (openai_request.h), make the prompt's tokens and check they fit a slot, submit to the
+// scheduler (503 + Retry-After when its queue is full), then either wait for the whole answer
+// or stream chunks as the scheduler hands out text (request_stream.h).
+#pragma once
+
+#include "app/serve/metrics.h"
+#include "app/serve/options.h"
+#include "app/serve/openai_request.h"
+#include "models/llm/generator.h"
+#include "models/llm/model.h"
+#include "models/llm/scheduler.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace forge::app::serve {
+
+// What exists once the model is loaded.
+struct Engine {
+    explicit Engine(const ServeOptions& options);
+    llm::Model model;
+    llm::PromptFormat format;
+    llm::Scheduler scheduler;
+};
+
+class Server {
+public:
+    explicit Server(ServeOptions options);
+    ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    // Listen, load, serve until SIGINT or SIGTERM. Returns the exit code.
+    int run();
+
+private:
+    void add_routes();
+    void health(httplib::Response& res) const;
+    void models(httplib::Response& res) const;
+    void metrics(httplib::Response& res) const;
+    void complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint);
+    bool authorized(const httplib::Request& req) const;
+
+    Engine& engine() const;  // throws ApiError 503 while loading or stopping
+    std::vector<std::int32_t> prompt_tokens(const CompletionRequest& request) const;
+    std::shared_ptr<llm::RequestHandle> submit(llm::Request request);
+    void shutdown();
+
+    ServeOptions options_;
+    std::string model_name_;
+    std::int64_t started_ = 0;  // Unix seconds, for /v1/models
+    std::unique_ptr<httplib::Server> http_;
+    std::unique_ptr<Engine> engine_;
+    std::atomic<bool> ready_{false};
+    std::mutex submit_mutex_;  // a submit and the shutdown's stop never interleave
+    bool stopping_ = false;
+    Metrics metrics_;
+};
+
+}  // namespace forge::app::serve

@@ -1,0 +1,89 @@
+// `forge serve` under hostile and unlucky clients: malformed JSON, oversize bodies, a client
+// that stops reading, a client that disconnects mid-stream (its slot is freed), SIGTERM in the
+// middle of a stream (the stream ends with an error event, the process exits 0). After each,
+// the server still answers the next request.
+import {test, before, after} from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import {startServer, rawRequest, httpPost, metric, eventually, sleep} from "./harness.mjs";
+
+const forge = process.env.FORGE_EXE;
+const model = path.join(process.env.FORGE_LLM_TEST_DATA, "qwen3-q8_0.gguf");
+// A long answer: these tests need a stream still running when they act (the test model writes
+// thousands of tokens a second).
+const long = {prompt: "Once upon a time", max_tokens: 16000, temperature: 0, stream: true};
+
+let server;
+before(async () => {
+    server = await startServer(forge, model, ["--parallel", "2", "--ctx-size", "16384", "--metrics", "--threads", "2"]);
+});
+after(async () => {
+    if (server.proc.exitCode === null) await server.stop();
+});
+
+async function stillServes() {
+    const r = await fetch(`${server.url}/v1/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({prompt: "Hi", max_tokens: 3, temperature: 0})});
+    assert.equal(r.status, 200);
+}
+
+test("malformed JSON and wrong shapes: 400 with the envelope", async () => {
+    for (const body of ["{", "[]", "null", "{\"messages\": 5}", "\u0000\u00ff", "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\"}]}]}"]) {
+        const r = await fetch(`${server.url}/v1/chat/completions`, {method: "POST", headers: {"Content-Type": "application/json"}, body});
+        assert.equal(r.status, 400, body);
+        const e = (await r.json()).error;
+        assert.equal(e.type, "invalid_request_error");
+        assert.equal(typeof e.message, "string");
+    }
+    await stillServes();
+});
+
+test("a body over the limit: 413", async () => {
+    const big = JSON.stringify({prompt: "x".repeat(9 << 20)});
+    const r = await fetch(`${server.url}/v1/completions`, {method: "POST", headers: {"Content-Type": "application/json"}, body: big});
+    assert.equal(r.status, 413);
+    assert.equal((await r.json()).error.code, "payload_too_large");
+    await stillServes();
+});
+
+test("a client that stops reading does not hold up others", async () => {
+    const slow = rawRequest(server.port, httpPost("/v1/completions", JSON.stringify({...long, max_tokens: 400})));
+    slow.pause();  // reads nothing
+    await sleep(300);
+    const t0 = Date.now();
+    await stillServes();
+    assert.ok(Date.now() - t0 < 20000);
+    slow.destroy();
+    assert.ok(await eventually(async () => (await metric(server.url, "forge_slots_busy")) === 0, 20000));
+});
+
+test("a disconnect mid-stream cancels the request and frees its slot", async () => {
+    const cancelledBefore = await metric(server.url, "forge_requests_cancelled_total");
+    const controller = new AbortController();
+    const r = await fetch(`${server.url}/v1/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify(long), signal: controller.signal});
+    const reader = r.body.getReader();
+    await reader.read();  // the stream is running
+    controller.abort();
+    assert.ok(await eventually(async () => (await metric(server.url, "forge_slots_busy")) === 0, 10000));
+    assert.equal(await metric(server.url, "forge_requests_cancelled_total"), cancelledBefore + 1);
+    await stillServes();
+});
+
+test("SIGTERM mid-stream: the stream ends with an error event and the server exits 0", async () => {
+    const r = await fetch(`${server.url}/v1/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify(long)});
+    const reader = r.body.getReader();
+    let raw = new TextDecoder().decode((await reader.read()).value);  // the stream is running
+    const t0 = Date.now();
+    const exit = server.stop("SIGTERM");
+    for (let part; !(part = await reader.read()).done;) raw += new TextDecoder().decode(part.value);
+    const events = raw.split("\n\n").filter((e) => e.startsWith("data: ")).map((e) => e.slice(6));
+    const last = events.at(-1);
+    assert.notEqual(last, "[DONE]", raw.slice(-300));
+    assert.equal(JSON.parse(last).error.code, "server_shutdown");
+    const {code} = await exit;
+    assert.equal(code, 0, server.log());
+    assert.ok(Date.now() - t0 < 10000, "shutdown took too long");
+    assert.match(server.log(), /stopped/);
+});

@@ -1,0 +1,84 @@
+// Start and stop `forge serve` for the tests, and read raw Server-Sent Events.
+//
+// startServer(forge, model, args) spawns the binary on a free port (--port 0), waits for the
+// log line that names the port and for GET /health to say ok, and returns {url, port, proc,
+// log(), stop(signal)}. Every server is killed when the test process exits.
+import {spawn} from "node:child_process";
+import net from "node:net";
+
+const running = new Set();
+process.on("exit", () => { for (const p of running) p.kill("SIGKILL"); });
+
+export async function startServer(forge, model, args = []) {
+    const proc = spawn(forge, ["serve", model, "--port", "0", ...args], {stdio: ["ignore", "ignore", "pipe"]});
+    running.add(proc);
+    let log = "";
+    const exited = new Promise((resolve) => proc.on("exit", (code, signal) => { running.delete(proc); resolve({code, signal}); }));
+    const port = await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`forge serve did not listen within 60 s:\n${log}`)), 60000);
+        proc.stderr.on("data", (data) => {
+            log += data.toString();
+            const m = log.match(/listening on http:\/\/[^:]+:(\d+)/);
+            if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+        });
+        proc.on("exit", (code) => { clearTimeout(timer); reject(new Error(`forge serve exited with ${code}:\n${log}`)); });
+    });
+    const url = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+        const r = await fetch(`${url}/health`).catch(() => null);
+        if (r && r.status === 200) break;
+        if (i > 600) throw new Error(`/health never became ok:\n${log}`);
+        await new Promise((r) => setTimeout(r, 100));
+    }
+    return {
+        url, port, proc, exited,
+        log: () => log,
+        async stop(signal = "SIGTERM") {
+            proc.kill(signal);
+            return exited;
+        },
+    };
+}
+
+// POST `body` as JSON and return {status, headers, events: [parsed data or "[DONE]"], raw}.
+export async function postStream(url, body, headers = {}) {
+    const r = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json", ...headers}, body: JSON.stringify(body)});
+    const raw = await r.text();
+    const events = [];
+    for (const block of raw.split("\n\n")) {
+        if (!block.startsWith("data: ")) continue;
+        const data = block.slice(6);
+        events.push(data === "[DONE]" ? data : JSON.parse(data));
+    }
+    return {status: r.status, headers: r.headers, events, raw};
+}
+
+// A raw HTTP request on a socket we control (slow readers, disconnects, broken bodies).
+export function rawRequest(port, text) {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.write(text);
+    return socket;
+}
+
+export function httpPost(path, body, extra = "") {
+    return `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
+}
+
+// A number from the Prometheus text of /metrics.
+export async function metric(url, name) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const m = text.match(new RegExp(`^${name} (\\S+)$`, "m"));
+    return m ? Number(m[1]) : NaN;
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Poll `predicate` until it holds or `ms` pass.
+export async function eventually(predicate, ms = 10000) {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+        if (await predicate()) return true;
+        await sleep(50);
+    }
+    return false;
+}

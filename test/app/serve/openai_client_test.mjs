@@ -1,0 +1,196 @@
+// `forge serve` driven by the official openai client (openai@6, as users run it) and by raw
+// HTTP where the client hides the bytes: chat and completions, streaming rules, errors, and the
+// oracles of greedy decoding (forge chat --raw, llama.cpp's committed greedy continuation).
+//
+// Run by meson (test/app/meson.build): FORGE_EXE, FORGE_LLM_TEST_DATA point at the binary and
+// test/data/llm.
+import {test, before, after} from "node:test";
+import assert from "node:assert/strict";
+import {execFileSync} from "node:child_process";
+import {readFileSync} from "node:fs";
+import path from "node:path";
+import OpenAI from "openai";
+import {startServer, postStream, metric, eventually} from "./harness.mjs";
+
+const forge = process.env.FORGE_EXE;
+const data = process.env.FORGE_LLM_TEST_DATA;
+const model = path.join(data, "qwen3-q8_0.gguf");
+// llama.cpp with an f16 KV cache, as forge serve runs by default (tools/llm_goldens).
+const golden = JSON.parse(readFileSync(path.join(data, "qwen3-q8_0.kv-f16.json"), "utf8"));
+
+let server, client;
+before(async () => {
+    server = await startServer(forge, model, ["--parallel", "2", "--ctx-size", "256", "--alias", "tiny-qwen3", "--metrics", "--threads", "2"]);
+    client = new OpenAI({baseURL: `${server.url}/v1`, apiKey: "unused", maxRetries: 0});
+});
+after(async () => {
+    const {code} = await server.stop("SIGTERM");
+    assert.equal(code, 0, server.log());
+});
+
+const chat = {model: "tiny-qwen3", messages: [{role: "system", content: "Be brief."}, {role: "user", content: "Say hello."}]};
+
+test("models list names the alias", async () => {
+    const models = await client.models.list();
+    assert.deepEqual(models.data.map((m) => m.id), ["tiny-qwen3"]);
+    assert.equal(models.data[0].object, "model");
+});
+
+test("non-streamed chat: OpenAI's shape", async () => {
+    const r = await client.chat.completions.create({...chat, max_tokens: 12, temperature: 0});
+    assert.match(r.id, /^chatcmpl-/);
+    assert.equal(r.object, "chat.completion");
+    assert.equal(r.model, "tiny-qwen3");
+    assert.equal(r.choices.length, 1);
+    assert.equal(r.choices[0].message.role, "assistant");
+    assert.equal(typeof r.choices[0].message.content, "string");
+    assert.ok(["stop", "length"].includes(r.choices[0].finish_reason));
+    assert.equal(r.usage.total_tokens, r.usage.prompt_tokens + r.usage.completion_tokens);
+    assert.ok(r.usage.completion_tokens <= 12 && r.usage.completion_tokens > 0);
+    assert.equal(typeof r.usage.prompt_tokens_details.cached_tokens, "number");
+});
+
+test("streamed chat: role first only, one id, finish_reason once, usage chunk, [DONE]; equal to non-streamed at temperature 0", async () => {
+    const whole = await client.chat.completions.create({...chat, max_tokens: 20, temperature: 0});
+    const s = await postStream(`${server.url}/v1/chat/completions`,
+        {...chat, max_tokens: 20, temperature: 0, stream: true, stream_options: {include_usage: true}});
+    assert.equal(s.status, 200);
+    assert.match(s.headers.get("content-type"), /text\/event-stream/);
+    assert.equal(s.events.at(-1), "[DONE]");
+    const chunks = s.events.slice(0, -1);
+    assert.equal(new Set(chunks.map((c) => c.id)).size, 1);
+    assert.ok(chunks.every((c) => c.object === "chat.completion.chunk"));
+    const withChoices = chunks.filter((c) => c.choices.length > 0);
+    assert.equal(withChoices[0].choices[0].delta.role, "assistant");
+    assert.ok(withChoices.slice(1).every((c) => !("role" in c.choices[0].delta)));
+    const finishes = withChoices.filter((c) => c.choices[0].finish_reason !== null);
+    assert.equal(finishes.length, 1);
+    assert.equal(finishes[0], withChoices.at(-1));
+    assert.equal(finishes[0].choices[0].finish_reason, whole.choices[0].finish_reason);
+    const usage = chunks.at(-1);
+    assert.deepEqual(usage.choices, []);
+    assert.equal(usage.usage.completion_tokens, whole.usage.completion_tokens);
+    assert.ok(withChoices.every((c) => c.usage === null));
+    const text = withChoices.map((c) => c.choices[0].delta.content ?? "").join("");
+    assert.equal(text, whole.choices[0].message.content);
+});
+
+test("no usage chunk unless asked for", async () => {
+    const s = await postStream(`${server.url}/v1/chat/completions`, {...chat, max_tokens: 4, stream: true});
+    assert.ok(s.events.slice(0, -1).every((c) => c.choices.length === 1 && !("usage" in c)));
+});
+
+test("the client's .stream() helper reaches the final completion", async () => {
+    const whole = await client.chat.completions.create({...chat, max_tokens: 16, temperature: 0});
+    const stream = client.chat.completions.stream({...chat, max_tokens: 16, temperature: 0});
+    let deltas = "";
+    stream.on("content", (delta) => { deltas += delta; });
+    const final = await stream.finalChatCompletion();
+    assert.equal(final.choices[0].message.content, whole.choices[0].message.content);
+    assert.equal(deltas, whole.choices[0].message.content);
+});
+
+test("completions through the client, streamed and not", async () => {
+    const r = await client.completions.create({model: "tiny-qwen3", prompt: "Once upon a time", max_tokens: 10, temperature: 0});
+    assert.match(r.id, /^cmpl-/);
+    assert.equal(r.object, "text_completion");
+    const stream = await client.completions.create({model: "tiny-qwen3", prompt: "Once upon a time", max_tokens: 10, temperature: 0, stream: true});
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.text ?? "";
+    assert.equal(text, r.choices[0].text);
+});
+
+test("greedy /v1/completions equals forge chat --raw --temp 0", async () => {
+    const prompt = "The quick brown fox";
+    const r = await client.completions.create({model: "tiny-qwen3", prompt, max_tokens: 24, temperature: 0});
+    const cli = execFileSync(forge, ["chat", model, "--raw", "--temp", "0", "-n", "24", "-p", prompt], {encoding: "utf8", stdio: ["ignore", "pipe", "ignore"]});
+    assert.equal(r.choices[0].text + "\n", cli);
+});
+
+test("greedy /v1/completions of token ids equals llama.cpp's greedy continuation (committed golden)", async () => {
+    const r = await fetch(`${server.url}/v1/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({prompt: golden.prompt, max_tokens: golden.greedy.length, temperature: 0, return_tokens: true})});
+    const body = await r.json();
+    assert.equal(r.status, 200, JSON.stringify(body));
+    assert.deepEqual(body.choices[0].tokens, golden.greedy);
+});
+
+test("logprobs: one entry per token, the greedy token is the most likely, alternatives sorted", async () => {
+    const r = await client.chat.completions.create({...chat, max_tokens: 8, temperature: 0, logprobs: true, top_logprobs: 3});
+    const content = r.choices[0].logprobs.content;
+    assert.equal(content.length, r.usage.completion_tokens);
+    for (const t of content) {
+        assert.equal(t.top_logprobs.length, 3);
+        assert.equal(t.top_logprobs[0].token, t.token);
+        assert.ok(Math.abs(t.top_logprobs[0].logprob - t.logprob) < 1e-6);
+        assert.ok(t.logprob <= 0);
+        for (let i = 1; i < 3; i++) assert.ok(t.top_logprobs[i].logprob <= t.top_logprobs[i - 1].logprob);
+        assert.deepEqual(Buffer.from(t.bytes).toString("utf8"), t.token);
+    }
+});
+
+test("logit_bias bans the greedy first token; seed repeats a sampled answer", async () => {
+    const base = await client.completions.create({prompt: golden.prompt, max_tokens: 1, temperature: 0, logprobs: 1, model: "m"});
+    const first = golden.greedy[0];
+    const banned = await fetch(`${server.url}/v1/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({prompt: golden.prompt, max_tokens: 1, temperature: 0, return_tokens: true, logit_bias: {[first]: -100}})});
+    const b = await banned.json();
+    assert.notEqual(b.choices[0].tokens[0], first);
+    assert.equal(base.choices[0].logprobs.tokens.length, 1);
+    const sampled = {model: "m", prompt: "Once", max_tokens: 16, temperature: 1.0, seed: 1234};
+    const a1 = await client.completions.create(sampled);
+    const a2 = await client.completions.create(sampled);
+    assert.equal(a1.choices[0].text, a2.choices[0].text);
+});
+
+test("errors: the client's BadRequestError names the field; unknown route 404", async () => {
+    await assert.rejects(client.chat.completions.create({...chat, n: 2}), (e) => e instanceof OpenAI.BadRequestError && e.param === "n");
+    await assert.rejects(client.chat.completions.create({...chat, messages: [{role: "wizard", content: "x"}]}),
+        (e) => e instanceof OpenAI.BadRequestError && e.param === "messages[0].role");
+    await assert.rejects(client.chat.completions.create({...chat, temperature: -1}), (e) => e.status === 400 && e.param === "temperature");
+    await assert.rejects(client.chat.completions.create({...chat, response_format: {type: "json_object"}}),
+        (e) => e.status === 400 && e.param === "response_format");
+    const r = await fetch(`${server.url}/v1/nothing`);
+    assert.equal(r.status, 404);
+    assert.equal((await r.json()).error.type, "not_found_error");
+});
+
+test("a prompt longer than the context: 400 context_length_exceeded with both numbers, before any stream", async () => {
+    const long = "word ".repeat(400);
+    for (const stream of [false, true]) {
+        const r = await fetch(`${server.url}/v1/chat/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({messages: [{role: "user", content: long}], stream})});
+        assert.equal(r.status, 400);
+        const e = (await r.json()).error;
+        assert.equal(e.code, "context_length_exceeded");
+        assert.match(e.message, /maximum context length is 256 tokens.*resulted in \d+ tokens/);
+    }
+});
+
+test("6 simultaneous streams with --parallel 2 give the same text as each alone", async () => {
+    const prompts = ["One", "Two words", "Three little words", "Four", "Five five", "Six of them"];
+    const request = (p) => postStream(`${server.url}/v1/completions`, {prompt: p, max_tokens: 24, temperature: 0, stream: true});
+    const text = (s) => s.events.filter((e) => e !== "[DONE]").map((e) => e.choices[0]?.text ?? "").join("");
+    const alone = [];
+    for (const p of prompts) alone.push(text(await request(p)));
+    const together = (await Promise.all(prompts.map(request))).map(text);
+    assert.deepEqual(together, alone);
+    assert.ok(await eventually(async () => (await metric(server.url, "forge_slots_busy")) === 0));
+    assert.equal(await metric(server.url, "forge_slots_total"), 2);
+});
+
+test("401 for a missing or wrong key; /health and /v1/models stay open", async () => {
+    const keyed = await startServer(forge, model, ["--api-key", "sekret", "--ctx-size", "128", "--parallel", "1"]);
+    try {
+        const wrong = new OpenAI({baseURL: `${keyed.url}/v1`, apiKey: "nope", maxRetries: 0});
+        await assert.rejects(wrong.chat.completions.create({...chat, max_tokens: 2}), (e) => e instanceof OpenAI.AuthenticationError);
+        const right = new OpenAI({baseURL: `${keyed.url}/v1`, apiKey: "sekret", maxRetries: 0});
+        const r = await right.chat.completions.create({...chat, max_tokens: 2});
+        assert.equal(r.choices.length, 1);
+        assert.equal((await fetch(`${keyed.url}/health`)).status, 200);
+        assert.equal((await fetch(`${keyed.url}/v1/models`)).status, 200);
+        assert.equal((await fetch(`${keyed.url}/metrics`)).status, 401);
+    } finally {
+        await keyed.stop();
+    }
+});

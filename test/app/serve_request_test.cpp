@@ -1,0 +1,223 @@
+// forge serve's request parsing and response shapes, without a server: every field that is
+// honoured lands in the engine options, every field that cannot be is a 400 naming it.
+#include "app/serve/api_error.h"
+#include "app/serve/metrics.h"
+#include "app/serve/openai_request.h"
+#include "app/serve/openai_response.h"
+
+#include <gtest/gtest.h>
+
+namespace forge::app::serve {
+namespace {
+
+using nlohmann::json;
+
+const RequestLimits kLimits{1000, 64};
+
+CompletionRequest chat(json body) {
+    if (!body.contains("messages")) body["messages"] = json::array({{{"role", "user"}, {"content", "hi"}}});
+    return parse_request(Endpoint::ChatCompletions, body, kLimits);
+}
+
+// The param of the ApiError that parsing `body` throws ("" when none is thrown).
+std::string refused_param(Endpoint endpoint, const json& body) {
+    try {
+        parse_request(endpoint, body, kLimits);
+    } catch (const ApiError& e) {
+        EXPECT_EQ(e.status(), 400);
+        return e.param().empty() ? "(no param)" : e.param();
+    }
+    return "";
+}
+
+std::string chat_refused(json body) {
+    if (!body.contains("messages")) body["messages"] = json::array({{{"role", "user"}, {"content", "hi"}}});
+    return refused_param(Endpoint::ChatCompletions, body);
+}
+
+TEST(ServeRequest, ChatMessagesAndDefaults) {
+    const CompletionRequest r = chat({{"messages", json::array({{{"role", "developer"}, {"content", "be brief"}},
+                                                                {{"role", "user"}, {"content", json::array({{{"type", "text"}, {"text", "a"}},
+                                                                                                            {{"type", "text"}, {"text", "b"}}})}},
+                                                                {{"role", "assistant"}, {"content", nullptr}},
+                                                                {{"role", "tool"}, {"content", "42"}}})}});
+    ASSERT_EQ(r.messages.size(), 4u);
+    EXPECT_EQ(r.messages[0].role, "system");
+    EXPECT_EQ(r.messages[1].content, "ab");
+    EXPECT_EQ(r.messages[2].content, "");
+    EXPECT_EQ(r.messages[3].role, "tool");
+    EXPECT_EQ(r.generation.max_tokens, 64);  // --n-predict
+    EXPECT_FALSE(r.stream);
+    EXPECT_FALSE(r.chat.enable_thinking.has_value());
+}
+
+TEST(ServeRequest, SamplingFieldsReachTheEngine) {
+    const CompletionRequest r = chat({{"temperature", 0.5}, {"top_p", 0.9}, {"top_k", 7}, {"min_p", 0.1}, {"repeat_penalty", 1.1},
+                                      {"presence_penalty", 0.5}, {"frequency_penalty", -0.5}, {"seed", 42}, {"max_tokens", 10},
+                                      {"max_completion_tokens", 20}, {"stop", "END"}, {"logit_bias", {{"5", -100}, {"17", 2.5}}},
+                                      {"logprobs", true}, {"top_logprobs", 3}, {"stream", true}, {"stream_options", {{"include_usage", true}}},
+                                      {"chat_template_kwargs", {{"enable_thinking", false}}}});
+    const llm::SamplerOptions& s = r.generation.sampling;
+    EXPECT_FLOAT_EQ(s.temperature, 0.5f);
+    EXPECT_FLOAT_EQ(s.top_p, 0.9f);
+    EXPECT_EQ(s.top_k, 7);
+    EXPECT_FLOAT_EQ(s.min_p, 0.1f);
+    EXPECT_FLOAT_EQ(s.repeat_penalty, 1.1f);
+    EXPECT_FLOAT_EQ(s.presence_penalty, 0.5f);
+    EXPECT_FLOAT_EQ(s.frequency_penalty, -0.5f);
+    EXPECT_EQ(s.seed, 42u);
+    EXPECT_EQ(r.generation.max_tokens, 20);  // max_completion_tokens wins over max_tokens
+    EXPECT_EQ(r.generation.stop, std::vector<std::string>{"END"});
+    const std::vector<std::pair<std::int32_t, float>> bias{{17, 2.5f}, {5, -100.0f}};  // in the keys' text order
+    EXPECT_EQ(r.generation.logit_bias, bias);
+    EXPECT_TRUE(r.logprobs);
+    EXPECT_EQ(r.generation.top_logprobs, 3);
+    EXPECT_TRUE(r.stream);
+    EXPECT_TRUE(r.include_usage);
+    EXPECT_EQ(r.chat.enable_thinking, std::optional<bool>(false));
+}
+
+TEST(ServeRequest, UnsupportedRequestsAreRefusedByName) {
+    EXPECT_EQ(chat_refused({{"n", 2}}), "n");
+    EXPECT_EQ(chat_refused({{"n", 1}}), "");
+    EXPECT_EQ(chat_refused({{"tools", json::array({{{"type", "function"}}})}}), "tools");
+    EXPECT_EQ(chat_refused({{"tool_choice", "required"}}), "tool_choice");
+    EXPECT_EQ(chat_refused({{"tool_choice", "none"}}), "");
+    EXPECT_EQ(chat_refused({{"response_format", {{"type", "json_schema"}}}}), "response_format");
+    EXPECT_EQ(chat_refused({{"response_format", {{"type", "text"}}}}), "");
+    EXPECT_EQ(chat_refused({{"messages", json::array({{{"role", "user"}, {"content", json::array({{{"type", "image_url"}}})}}})}}),
+              "messages[0].content[0].type");
+    EXPECT_EQ(chat_refused({{"audio", {{"voice", "x"}}}}), "audio");
+    EXPECT_EQ(refused_param(Endpoint::Completions, {{"prompt", "x"}, {"echo", true}}), "echo");
+    EXPECT_EQ(refused_param(Endpoint::Completions, {{"prompt", json::array({"a", "b"})}}), "prompt");
+}
+
+TEST(ServeRequest, BadFieldsAreRefusedByName) {
+    EXPECT_EQ(chat_refused({{"messages", json::array()}}), "messages");
+    EXPECT_EQ(chat_refused({{"messages", json::array({{{"role", "wizard"}, {"content", "x"}}})}}), "messages[0].role");
+    EXPECT_EQ(chat_refused({{"messages", json::array({{{"role", "user"}}})}}), "messages[0].content");
+    EXPECT_EQ(chat_refused({{"temperature", -0.1}}), "temperature");
+    EXPECT_EQ(chat_refused({{"temperature", "hot"}}), "temperature");
+    EXPECT_EQ(chat_refused({{"top_p", 1.5}}), "top_p");
+    EXPECT_EQ(chat_refused({{"presence_penalty", 3}}), "presence_penalty");
+    EXPECT_EQ(chat_refused({{"max_tokens", -5}}), "max_tokens");
+    EXPECT_EQ(chat_refused({{"stop", json::array({"a", "b", "c", "d", "e"})}}), "stop");
+    EXPECT_EQ(chat_refused({{"logit_bias", {{"1000", 1}}}}), "logit_bias");  // past the vocabulary
+    EXPECT_EQ(chat_refused({{"logit_bias", {{"x", 1}}}}), "logit_bias");
+    EXPECT_EQ(chat_refused({{"logit_bias", {{"3", 500}}}}), "logit_bias.3");
+    EXPECT_EQ(chat_refused({{"top_logprobs", 2}}), "top_logprobs");  // without logprobs
+    EXPECT_EQ(chat_refused({{"stream_options", {{"include_usage", true}}}}), "stream_options");  // without stream
+    EXPECT_EQ(chat_refused({{"seed", 1.5}}), "seed");
+    EXPECT_EQ(refused_param(Endpoint::Completions, {{"prompt", json::array({1, 2, 1000})}}), "prompt[2]");
+    EXPECT_EQ(refused_param(Endpoint::Completions, json::object()), "prompt");
+}
+
+TEST(ServeRequest, MetadataFieldsAreAccepted) {
+    EXPECT_EQ(chat_refused({{"model", "gpt-4o"}, {"user", "u1"}, {"metadata", {{"k", "v"}}}, {"store", false},
+                            {"service_tier", "auto"}, {"parallel_tool_calls", true}, {"unknown_extension", 1}}),
+              "");
+}
+
+TEST(ServeRequest, CompletionPrompts) {
+    const auto text = parse_request(Endpoint::Completions, {{"prompt", "hello"}}, kLimits);
+    EXPECT_FALSE(text.prompt_is_tokens);
+    EXPECT_EQ(text.prompt_text, "hello");
+    const auto ids = parse_request(Endpoint::Completions, {{"prompt", json::array({1, 2, 3})}, {"logprobs", 2}}, kLimits);
+    EXPECT_TRUE(ids.prompt_is_tokens);
+    EXPECT_EQ(ids.prompt_tokens, (std::vector<std::int32_t>{1, 2, 3}));
+    EXPECT_TRUE(ids.logprobs);
+    EXPECT_EQ(ids.generation.top_logprobs, 2);
+    const auto nested = parse_request(Endpoint::Completions, {{"prompt", json::array({"only one"})}}, kLimits);
+    EXPECT_EQ(nested.prompt_text, "only one");
+}
+
+TEST(ServeRequest, MalformedBodies) {
+    for (const char* text : {"{", "", "[1]", "\"x\"", "nul"}) {
+        try {
+            parse_body(text);
+            ADD_FAILURE() << "accepted " << text;
+        } catch (const ApiError& e) {
+            EXPECT_EQ(e.status(), 400);
+            EXPECT_EQ(e.code(), "invalid_json");
+        }
+    }
+}
+
+TEST(ServeResponse, ErrorEnvelope) {
+    const json body = invalid_request("bad", "messages[0].role").body();
+    EXPECT_EQ(body, json::parse(R"({"error":{"message":"bad","type":"invalid_request_error","param":"messages[0].role","code":null}})"));
+    EXPECT_EQ(unauthorized().status(), 401);
+    EXPECT_EQ(error_body(404, "x")["error"]["type"], "not_found_error");
+}
+
+TEST(ServeResponse, ChunksCarryTheRoleFirstAndTheFinishOnce) {
+    const ResponseMeta meta = new_response_meta(Endpoint::ChatCompletions, "m");
+    EXPECT_EQ(meta.id.rfind("chatcmpl-", 0), 0u);
+    EXPECT_EQ(meta.id.size(), 9u + 24u);
+    ChunkParts parts;
+    parts.first = true;
+    const json first = chunk_json(meta, parts);
+    EXPECT_EQ(first["object"], "chat.completion.chunk");
+    EXPECT_EQ(first["choices"][0]["delta"], json::parse(R"({"role":"assistant","content":""})"));
+    EXPECT_TRUE(first["choices"][0]["finish_reason"].is_null());
+    parts = ChunkParts{};
+    parts.text = "hé";
+    parts.usage_field = true;
+    const json text = chunk_json(meta, parts);
+    EXPECT_EQ(text["choices"][0]["delta"], json::parse(R"({"content":"hé"})"));
+    EXPECT_TRUE(text["usage"].is_null());
+    parts = ChunkParts{};
+    parts.finish = llm::FinishReason::MaxTokens;
+    const json last = chunk_json(meta, parts);
+    EXPECT_EQ(last["choices"][0]["delta"], json::object());
+    EXPECT_EQ(last["choices"][0]["finish_reason"], "length");
+    llm::GenerationStats stats;
+    stats.prompt_tokens = 10;
+    stats.cached_tokens = 4;
+    stats.generated_tokens = 3;
+    const json usage = usage_chunk_json(meta, stats);
+    EXPECT_EQ(usage["choices"], json::array());
+    EXPECT_EQ(usage["usage"], json::parse(R"({"prompt_tokens":10,"completion_tokens":3,"total_tokens":13,"prompt_tokens_details":{"cached_tokens":4}})"));
+    EXPECT_EQ(sse_event(json{{"a", 1}}), "data: {\"a\":1}\n\n");
+    EXPECT_EQ(sse_event(json("\xff")), "data: \"\xef\xbf\xbd\"\n\n");  // a broken byte is replaced, never thrown
+}
+
+TEST(ServeResponse, CompletionShapes) {
+    const ResponseMeta meta = new_response_meta(Endpoint::Completions, "m");
+    EXPECT_EQ(meta.id.rfind("cmpl-", 0), 0u);
+    ChunkParts parts;
+    parts.text = "abc";
+    const json chunk = chunk_json(meta, parts);
+    EXPECT_EQ(chunk["object"], "text_completion");
+    EXPECT_EQ(chunk["choices"][0]["text"], "abc");
+    EXPECT_FALSE(chunk["choices"][0].contains("delta"));
+}
+
+TEST(ServeMetrics, PrometheusText) {
+    Metrics metrics;
+    llm::GenerationStats stats;
+    stats.prompt_tokens = 12;
+    stats.cached_tokens = 2;
+    stats.generated_tokens = 5;
+    stats.generate_s = 0.5;
+    metrics.record_finished(stats);
+    stats.finish = llm::FinishReason::Cancelled;
+    metrics.record_finished(stats);
+    metrics.record_rejected();
+    Load load;
+    load.running = 1;
+    load.queued = 3;
+    load.slots = 4;
+    const std::string text = metrics.prometheus(load);
+    EXPECT_NE(text.find("# TYPE forge_prompt_tokens_total counter\nforge_prompt_tokens_total 20\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("forge_tokens_predicted_total 10\n"), std::string::npos);
+    EXPECT_NE(text.find("forge_tokens_predicted_seconds_total 1\n"), std::string::npos);
+    EXPECT_NE(text.find("forge_requests_cancelled_total 1\n"), std::string::npos);
+    EXPECT_NE(text.find("forge_requests_rejected_total 1\n"), std::string::npos);
+    EXPECT_NE(text.find("forge_requests_deferred 3\n"), std::string::npos);
+    EXPECT_NE(text.find("forge_slots_busy 1\n"), std::string::npos);
+    EXPECT_NE(text.find("forge_slots_total 4\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace forge::app::serve
