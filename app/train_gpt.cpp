@@ -3,16 +3,14 @@
 // scratch (models/gpt/) and export DIR/model.gguf for llama.cpp and `forge chat`. Under
 // `mpirun -np P` the P processes train one model data-parallel (core/distributed/).
 #include "app/commands.h"
+#include "app/data_parallel.h"
 #include "app/train_progress.h"
-#include "core/distributed/world.h"
 #include "models/gpt/trainer.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include <cstdio>
-#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,19 +47,8 @@ int train_and_print(GptCli& cli, distributed::Communicator& world) {
     return 0;
 }
 
-// A failure on one rank of a job ends the whole job at once (the other ranks would otherwise
-// wait at the next gradient sum forever), with the error and the failing rank on stderr.
 int run_train_gpt(GptCli& cli) {
-    const auto world = distributed::connect_world();
-    if (world->size() == 1) return train_and_print(cli, *world);
-    try {
-        return train_and_print(cli, *world);
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "forge: error on rank {} of {}: {}\n", world->rank(), world->size(), e.what());
-        std::fflush(stderr);
-        world->abort_job(1);
-    }
-    return 1;  // not reached: abort_job ends the process
+    return run_data_parallel([&](distributed::Communicator& world) { return train_and_print(cli, world); });
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // `forge train sft --model BASE.gguf|RUN_DIR --data conversations.jsonl [--val-data FILE]
 // [--epochs N] [--out DIR] [--resume] [--json]`: supervised fine-tuning of a GPT that
 // `forge train gpt` made (models/gpt/sft.h), loss on the assistant's tokens only, with the
-// same checkpoints, log.jsonl, resume and DIR/model.gguf as pretraining.
+// same checkpoints, log.jsonl, resume and DIR/model.gguf as pretraining; under `mpirun -np P`
+// data-parallel like `forge train gpt`.
 #include "app/commands.h"
+#include "app/data_parallel.h"
 #include "app/train_progress.h"
 #include "models/gpt/sft.h"
 
@@ -21,13 +23,14 @@ struct SftCli {
     bool json = false;
 };
 
-int run_train_sft(SftCli& cli) {
+int train_and_print(SftCli& cli, distributed::Communicator& world) {
     cli.config.model = cli.model;
     cli.config.data = cli.data;
     cli.config.val_data = cli.val_data;
     cli.config.train.out_dir = cli.out;
     TrainProgress progress;
-    const gpt::TrainResult r = gpt::train_sft(cli.config, [&](const gpt::StepReport& s) { progress(s); });
+    const gpt::TrainResult r = gpt::train_sft(cli.config, [&](const gpt::StepReport& s) { progress(s); }, world);
+    if (!world.is_root()) return 0;  // rank 0 speaks for the job
     if (cli.json) {
         const nlohmann::json out = {{"val_loss", r.val_loss}, {"val_bpb", r.val_bpb},
                                     {"loss", r.loss},         {"tokens", r.tokens},
@@ -44,6 +47,10 @@ int run_train_sft(SftCli& cli) {
                    r.parameters, r.steps, r.tokens, r.tokens_per_s, r.loss, r.val_loss, r.val_bpb, r.model.string());
     }
     return 0;
+}
+
+int run_train_sft(SftCli& cli) {
+    return run_data_parallel([&](distributed::Communicator& world) { return train_and_print(cli, world); });
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "models/gpt/sft.h"
 
+#include "core/distributed/single_process.h"
 #include "core/error.h"
 #include "core/gguf/gguf_file.h"
 #include "models/gpt/conversations.h"
@@ -135,7 +136,7 @@ std::filesystem::path sft_base_model(const std::filesystem::path& model) {
     return std::filesystem::is_directory(model) ? model / "model.gguf" : model;
 }
 
-TrainResult train_sft(SftConfig config, const ReportFn& report) {
+TrainResult train_sft(SftConfig config, const ReportFn& report, distributed::Communicator& comm) {
     check(config.epochs > 0.0 && std::isfinite(config.epochs), "--epochs {}: must be positive", config.epochs);
     const std::filesystem::path base = sft_base_model(config.model);
     check(std::filesystem::is_regular_file(base), "--model {}: no such GGUF (give a model.gguf or a run folder)",
@@ -178,7 +179,12 @@ TrainResult train_sft(SftConfig config, const ReportFn& report) {
     start.data = std::move(data);
     start.init_weights = base;
     start.model_name = fmt::format("forge-gpt-d{}-sft", model.depth);
-    return train(t, std::move(start), report);
+    return train(t, std::move(start), report, comm);
+}
+
+TrainResult train_sft(SftConfig config, const ReportFn& report) {
+    distributed::SingleProcess one;
+    return train_sft(std::move(config), report, one);
 }
 
 }  // namespace forge::gpt

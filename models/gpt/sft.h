@@ -23,7 +23,9 @@ struct SftConfig {
 // The GGUF a --model argument names: the file, or RUN_DIR/model.gguf.
 std::filesystem::path sft_base_model(const std::filesystem::path& model);
 
-// Trains (or with eval_only, only validates: val_loss and val_bpb of the result, steps 0).
+// Trains (or with eval_only, only validates: val_loss and val_bpb of the result, steps 0), in
+// one process or as rank comm.rank() of a data-parallel job (trainer.h).
+TrainResult train_sft(SftConfig config, const ReportFn& report, distributed::Communicator& comm);
 TrainResult train_sft(SftConfig config, const ReportFn& report);
 
 }  // namespace forge::gpt
