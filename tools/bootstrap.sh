@@ -19,6 +19,7 @@ packages=(
     portaudio19-dev             # PortAudio: recording through an audio interface (forge nam profile)
     libpcre2-dev                # PCRE2: Unicode regexes of the LLM tokenizers' pre-tokenizers
     zlib1g-dev                  # zlib: reading the gzip-compressed tokenizer test fixtures
+    libedit-dev                 # libedit (BSD editline): line editing and history of the forge chat REPL
 )
 
 # Only with --fuzz: clang's libFuzzer and sanitizers for the fuzz targets (tools/fuzz.sh).
