@@ -3,7 +3,7 @@
 (stdin and stderr on the pty, which is its controlling terminal, so Ctrl-C is a real SIGINT)
 while stdout, where answers go, is a pipe the test reads exactly.
 
-The model is a committed random-weight golden at temperature 0, so an answer is a fingerprint
+The models are committed random-weight goldens (qwen3 and llama) at temperature 0, so an answer is a fingerprint
 of the exact text the model was sent: each REPL turn must print what `forge chat -p TEXT`
 prints for the text that the keys should have produced (line editing, history recalled from
 an earlier session, a backslash continuation, a bracketed paste, /system).
@@ -216,5 +216,12 @@ class ChatRepl(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    FORGE, MODEL = sys.argv[1], str(pathlib.Path(sys.argv[2]) / "qwen3-f32.gguf")
-    unittest.main(argv=sys.argv[:1], verbosity=2)
+    FORGE = sys.argv[1]
+    ok = True
+    # A BPE model with ChatML and a SentencePiece one with quantized weights.
+    for name in ["qwen3-f32", "llama-q8_0"]:
+        MODEL = str(pathlib.Path(sys.argv[2]) / f"{name}.gguf")
+        print(f"=== {name}", flush=True)
+        result = unittest.main(argv=sys.argv[:1], verbosity=2, exit=False).result
+        ok = ok and result.wasSuccessful()
+    sys.exit(0 if ok else 1)
