@@ -19,6 +19,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -71,7 +73,11 @@ public:
     bool turn(const std::string& user_text, const std::function<bool()>& stop) override {
         history_.push_back({"user", user_text, ""});
         const llm::GenerationStats stats = generator_.generate(prompt(), generation_, sampler_, [&](std::string_view piece) {
-            std::fwrite(piece.data(), 1, piece.size(), stdout);
+            // On a terminal, control characters are escaped: the text comes from a downloaded
+            // vocabulary and follows whatever the prompt asked for (a pasted document may ask
+            // for escape sequences). A pipe gets the text exactly.
+            const std::string shown = stdout_is_a_terminal_ ? printable(piece) : std::string(piece);
+            std::fwrite(shown.data(), 1, shown.size(), stdout);
             std::fflush(stdout);
             return !stop();
         });
@@ -142,6 +148,7 @@ private:
     }
 
     const ChatCliOptions& o_;
+    const bool stdout_is_a_terminal_ = ::isatty(STDOUT_FILENO) == 1;
     std::string system_;
     llm::PromptFormat format_;
     llm::Generator generator_;
@@ -156,7 +163,7 @@ int run_chat(ChatCliOptions o) {
     const auto load_start = Clock::now();
     const llm::Model model = llm::Model::load(o.model);
     Chat chat(model, o);
-    fmt::print(stderr, "loaded {} ({}, {} layers) in {:.2f} s\n", o.model, model.hparams().arch_name,
+    fmt::print(stderr, "loaded {} ({}, {} layers) in {:.2f} s\n", printable(o.model), printable(model.hparams().arch_name),
                model.hparams().n_layer, seconds_since(load_start));
     if (o.prompt) {
         chat.turn(*o.prompt, [] { return false; });

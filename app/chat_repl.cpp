@@ -1,5 +1,7 @@
 #include "app/chat_repl.h"
 
+#include "app/cli_checks.h"
+
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
 
@@ -117,7 +119,7 @@ private:
             fail("unknown command {} (/help lists the commands)", name);
         } catch (const Error& e) {
             if (!input_.interactive()) throw;  // a script's mistake ends it
-            fmt::print(stderr, "error: {}\n", e.what());
+            fmt::print(stderr, "error: {}\n", printable(e.what()));
         }
     }
 
