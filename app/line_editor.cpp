@@ -52,6 +52,12 @@ std::wstring normalized_paste(std::wstring text) {
     return out;
 }
 
+// A terminal that says it is dumb would print the escape sequences instead of obeying them.
+bool terminal_is_dumb() {
+    const char* term = std::getenv("TERM");
+    return term == nullptr || *term == '\0' || std::strcmp(term, "dumb") == 0;
+}
+
 }  // namespace
 
 std::optional<std::filesystem::path> chat_history_path() {
@@ -65,8 +71,12 @@ std::optional<std::filesystem::path> chat_history_path() {
     return std::nullopt;
 }
 
+
 LineEditor::LineEditor()
-    : history_(history_init(), history_end), editor_(nullptr, el_end), history_file_(chat_history_path()) {
+    : history_(history_init(), history_end),
+      editor_(nullptr, el_end),
+      history_file_(chat_history_path()),
+      bracketed_paste_(!terminal_is_dumb()) {
     use_a_multibyte_locale();
     check(history_ != nullptr, "cannot start the line editor's history (libedit)");
     HistEvent event;
@@ -155,11 +165,11 @@ InputLine LineEditor::read(const std::string& prompt) {
     prompt_ = prompt;
     interrupted_ = false;
     interrupt_.clear();  // a Ctrl-C during the last answer was answered there
-    std::fputs(kBracketedPasteOn, stderr);
+    if (bracketed_paste_) std::fputs(kBracketedPasteOn, stderr);
     std::fflush(stderr);
     int count = 0;
     const char* line = el_gets(editor_.get(), &count);
-    std::fputs(kBracketedPasteOff, stderr);
+    if (bracketed_paste_) std::fputs(kBracketedPasteOff, stderr);
     std::string text = line != nullptr && count > 0 ? std::string(line, static_cast<std::size_t>(count)) : "";
     if (!text.empty() && text.back() == '\n') text.pop_back();
     if (interrupted_) {

@@ -56,6 +56,7 @@ private:
     std::unique_ptr<EditLine, void (*)(EditLine*)> editor_;
     std::optional<std::filesystem::path> history_file_;
     std::string prompt_;
+    bool bracketed_paste_;      // asked of the terminal around each read
     bool interrupted_ = false;  // the last read ended with Ctrl-C
 };
 
