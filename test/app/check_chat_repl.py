@@ -122,12 +122,19 @@ class ChatRepl(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.state = pathlib.Path(self.tmp.name)
+        self.sessions = []
 
     def tearDown(self):
+        for s in self.sessions:  # a failed test leaves no forge behind
+            if s.process.poll() is None:
+                s.process.kill()
+                s.process.wait()
         self.tmp.cleanup()
 
-    def session(self, *extra):
-        return Session(self.state, *GREEDY, *extra)
+    def session(self, *args, greedy=True):
+        s = Session(self.state, *(GREEDY if greedy else []), *args)
+        self.sessions.append(s)
+        return s
 
     def test_line_editing_and_history_that_persists(self):
         hello = one_shot("Hello")
@@ -186,7 +193,7 @@ class ChatRepl(unittest.TestCase):
 
     def test_ctrl_c_stops_the_answer_and_twice_exits(self):
         # Plain completion never ends on its own here: 30000 tokens would take minutes.
-        s = Session(self.state, "--raw", "--temp", "0", "-n", "30000", "--ctx", "32768")
+        s = self.session("--raw", "--temp", "0", "-n", "30000", "--ctx", "32768", greedy=False)
         s.type_lines("/save " + str(self.state / "before.json"))
         s.type_lines("Hello")
         end = time.monotonic() + 30
