@@ -9,6 +9,7 @@
 // one pass over all N prompts, decode is --gen steps of one row per sequence. It reports the
 // per-stream rates (prefill_tok_s, decode_tok_s: one sequence's tokens per second) and the
 // aggregates (all sequences' tokens per second).
+#include "app/cli_checks.h"
 #include "app/bench.h"
 #include "app/bench_suites.h"
 #include "app/timing.h"
@@ -166,7 +167,7 @@ int run_bench_llm(const BenchLlmOptions& o) {
     if (o.json) {
         fmt::print("{}\n", result.dump(2));
     } else {
-        fmt::print("model {} ({}), {} threads, load {:.2f} s\n", o.model, t.arch,
+        fmt::print("model {} ({}), {} threads, load {:.2f} s\n", printable(o.model), printable(t.arch),
                    ThreadPool::global().size(), load_s);
         fmt::print("prefill pp{}: {:.1f} tok/s ({:.2f} ms/tok)\n", o.prompt, prefill_tok_s, 1e3 / prefill_tok_s);
         fmt::print("decode  tg{}: {:.1f} tok/s ({:.2f} ms/tok)\n", o.gen, decode_tok_s, 1e3 / decode_tok_s);

@@ -1,14 +1,16 @@
 // `forge chat [MODEL.gguf|default] [-p PROMPT] [-n N] [--raw] [--system S] [--no-think] [--temp T]
 // [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--ctx N] [--kv-type f16|f32]`
 //
-// With -p: one answer, streamed to stdout. Without: a REPL with multi-turn history (/reset,
-// /exit, Ctrl-D). Each turn renders the whole conversation with the model's chat template
+// With -p: one answer, streamed to stdout. Without: the REPL of app/chat_repl.h (line editing
+// and history on a terminal, /help, /reset, /system, /save, /exit, Ctrl-C). Each turn renders the whole conversation with the model's chat template
 // (--raw: the text as is), and only the tokens past what the KV cache already holds are
 // evaluated (models/llm/generator.h). When the conversation outgrows --ctx, the oldest turns
 // are dropped with a warning. Load time and prompt/generation speed go to stderr.
 #include "app/bundled_models.h"
+#include "app/chat_repl.h"
 #include "app/cli_checks.h"
 #include "app/commands.h"
+#include "app/line_input.h"
 #include "core/error.h"
 #include "core/infer/kv_cache.h"
 #include "models/llm/generator.h"
@@ -18,10 +20,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <iostream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -53,10 +57,11 @@ struct Speed {
     double prompt_s = 0, generate_s = 0;
 };
 
-class Chat {
+class Chat : public Conversation {
 public:
     Chat(const llm::Model& model, const ChatCliOptions& o)
         : o_(o),
+          system_(o.system),
           format_(model),
           generator_(model, format_.tokenizer(), llm::SessionOptions{o.ctx, 512, llm::kv_type_from_name(o.kv_type)}),
           sampler_(o.sampling, model.hparams().n_vocab) {
@@ -66,12 +71,16 @@ public:
     }
 
     // One user turn: the answer is streamed to stdout and kept in the history.
-    void turn(const std::string& user_text) {
+    bool turn(const std::string& user_text, const std::function<bool()>& stop) override {
         history_.push_back({"user", user_text, ""});
-        const llm::GenerationStats stats = generator_.generate(prompt(), generation_, sampler_, [](std::string_view piece) {
-            std::fwrite(piece.data(), 1, piece.size(), stdout);
+        const llm::GenerationStats stats = generator_.generate(prompt(), generation_, sampler_, [&](std::string_view piece) {
+            // On a terminal, control characters are escaped: the text comes from a downloaded
+            // vocabulary and follows whatever the prompt asked for (a pasted document may ask
+            // for escape sequences). A pipe gets the text exactly.
+            const std::string shown = stdout_is_a_terminal_ ? printable(piece) : std::string(piece);
+            std::fwrite(shown.data(), 1, shown.size(), stdout);
             std::fflush(stdout);
-            return true;
+            return !stop();
         });
         std::fputs("\n", stdout);
         std::fflush(stdout);
@@ -84,14 +93,26 @@ public:
         speed_.generated_tokens += stats.generated_tokens;
         speed_.generate_s += stats.generate_s;
         history_.push_back({"assistant", format_.tokenizer().decode(generator_.answer()), ""});
+        return stats.finish != llm::FinishReason::Cancelled;
     }
 
-    void reset() {
+    void reset() override {
         history_.clear();
-        if (!o_.system.empty()) history_.push_back({"system", o_.system, ""});
+        if (!system_.empty()) history_.push_back({"system", system_, ""});
         generator_.reset();
         sampler_.reset();
     }
+
+    // The conversation goes on under the new system message (the KV cache keeps what still
+    // matches: nothing, since the system message comes first).
+    void set_system(const std::string& text) override {
+        if (!system_.empty()) history_.erase(history_.begin());
+        system_ = text;
+        if (!system_.empty()) history_.insert(history_.begin(), {"system", system_, ""});
+    }
+
+    const std::vector<llm::ChatMessage>& messages() const override { return history_; }
+    const std::string& model_name() const override { return o_.model; }
 
     const Speed& speed() const { return speed_; }
 
@@ -112,7 +133,7 @@ private:
         const std::int64_t n_ctx = generator_.session().n_ctx();
         const std::int64_t quarter = std::max<std::int64_t>(1, n_ctx / 4);
         const std::int64_t room = o_.n_predict < 0 ? quarter : std::clamp<std::int64_t>(o_.n_predict, 1, quarter);
-        const std::size_t first_turn = o_.system.empty() ? 0 : 1;
+        const std::size_t first_turn = system_.empty() ? 0 : 1;
         std::size_t dropped = 0;
         while (static_cast<std::int64_t>(tokens.size()) + room > n_ctx && !o_.raw && history_.size() > first_turn + 1) {
             const auto oldest = history_.begin() + static_cast<std::ptrdiff_t>(first_turn);
@@ -128,6 +149,8 @@ private:
     }
 
     const ChatCliOptions& o_;
+    const bool stdout_is_a_terminal_ = ::isatty(STDOUT_FILENO) == 1;
+    std::string system_;
     llm::PromptFormat format_;
     llm::Generator generator_;
     llm::Sampler sampler_;
@@ -136,33 +159,18 @@ private:
     Speed speed_;
 };
 
-void repl(Chat& chat) {
-    std::string line;
-    while (true) {
-        std::fputs("> ", stderr);
-        if (!std::getline(std::cin, line) || line == "/exit") break;  // Ctrl-D ends the session too
-        if (line == "/reset") {
-            chat.reset();
-            std::fputs("(conversation cleared)\n", stderr);
-            continue;
-        }
-        if (line.empty()) continue;
-        chat.turn(line);
-    }
-}
-
 int run_chat(ChatCliOptions o) {
     o.sampling.seed = o.seed ? *o.seed : std::random_device{}();
     o.model = llm_model_path(o.model);
     const auto load_start = Clock::now();
     const llm::Model model = llm::Model::load(o.model);
     Chat chat(model, o);
-    fmt::print(stderr, "loaded {} ({}, {} layers) in {:.2f} s\n", o.model, model.hparams().arch_name,
+    fmt::print(stderr, "loaded {} ({}, {} layers) in {:.2f} s\n", printable(o.model), printable(model.hparams().arch_name),
                model.hparams().n_layer, seconds_since(load_start));
     if (o.prompt) {
-        chat.turn(*o.prompt);
+        chat.turn(*o.prompt, [] { return false; });
     } else {
-        repl(chat);
+        run_repl(chat, *open_line_input());
     }
     const Speed& s = chat.speed();
     fmt::print(stderr, "prompt: {} tokens, {:.1f} tok/s; generation: {} tokens, {:.1f} tok/s\n", s.prompt_tokens,

@@ -85,7 +85,7 @@ void print_json(const gguf::GgufFile& file) {
 
 void print_text(const gguf::GgufFile& file) {
     const Totals totals = totals_of(file);
-    fmt::print("{}: GGUF v{}, alignment {}, {} metadata entries, {} tensors\n\n", file.source(), file.version(),
+    fmt::print("{}: GGUF v{}, alignment {}, {} metadata entries, {} tensors\n\n", printable(file.source()), file.version(),
                file.alignment(), file.metadata().size(), file.tensors().size());
     fmt::print("metadata:\n");
     for (const auto& kv : file.metadata()) {

@@ -9,11 +9,14 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <ctime>
 #include <exception>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -44,10 +47,23 @@ int usage_error(CLI::App& root, const std::string& message) {
     return 2;
 }
 
+// A log line's message through printable(): logs carry names from files (tensor names, paths,
+// metadata), and a name must not send the terminal escape sequences.
+class PrintableMessage : public spdlog::custom_flag_formatter {
+public:
+    void format(const spdlog::details::log_msg& message, const std::tm&, spdlog::memory_buf_t& out) override {
+        const std::string text = forge::app::printable({message.payload.data(), message.payload.size()});
+        out.append(text.data(), text.data() + text.size());
+    }
+    std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<PrintableMessage>(); }
+};
+
 void configure_logging(bool verbose, bool quiet) {
     // Logs go to stderr so that stdout stays clean for results (ids, JSON, audio paths).
     auto logger = spdlog::stderr_color_mt("forge");
-    logger->set_pattern("%^[%l]%$ %v");
+    auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    formatter->add_flag<PrintableMessage>('*').set_pattern("%^[%l]%$ %*");
+    logger->set_formatter(std::move(formatter));
     spdlog::set_default_logger(logger);
     spdlog::set_level(quiet ? spdlog::level::warn : verbose ? spdlog::level::debug : spdlog::level::info);
 }

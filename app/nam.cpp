@@ -134,9 +134,9 @@ int info(const NamOptions& options) {
     const nam::NamFile file = load(o.model);
     const auto model = nam::make_model(file, {{o.fast_tanh}, o.slim});
     const auto& m = file.metadata;
-    fmt::print("file:          {}\n", o.model);
-    fmt::print("version:       {}\n", file.version);
-    fmt::print("architecture:  {}\n", model->describe());
+    fmt::print("file:          {}\n", printable(o.model));
+    fmt::print("version:       {}\n", printable(file.version));
+    fmt::print("architecture:  {}\n", printable(model->describe()));
     fmt::print("weights:       {}\n", file.weights.size());
     fmt::print("sample rate:   {}\n", file.sample_rate ? fmt::format("{} Hz", *file.sample_rate) : "unknown");
     fmt::print("prewarm:       {} samples\n", model->prewarm_samples());
@@ -199,7 +199,7 @@ int run_bench(const NamOptions& o) {
                                .dump());
     } else {
         fmt::print("{}: {} blocks of {} at {} Hz: {:.1f}x real time, {:.2f} us per block ({:.2f} us budget)\n",
-                   t.model, t.blocks, o.block, t.rate, rtf, us_per_block, o.block / t.rate * 1e6);
+                   printable(t.model), t.blocks, o.block, t.rate, rtf, us_per_block, o.block / t.rate * 1e6);
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 // `forge nam devices` and the recording step of `forge nam profile`:
 //   forge nam devices
 //   forge nam profile --out MODEL.nam [--device N | --input-device N --output-device M] [--input-channel C] [train options]
+#include "app/cli_checks.h"
 #include "app/nam_profile.h"
 
 #include "core/audio/audio_file.h"
@@ -71,7 +72,7 @@ int list_devices() {
     fmt::print("{:>3}  {:<40} {:<8} {:>3} {:>3} {:>8}\n", "#", "name", "api", "in", "out", "rate");
     for (const audio::DeviceInfo& d : devices) {
         const std::string mark = std::string(d.default_input ? " default input" : "") + (d.default_output ? " default output" : "");
-        fmt::print("{:>3}  {:<40} {:<8} {:>3} {:>3} {:>8.0f}{}\n", d.index, d.name, d.host_api, d.max_input_channels,
+        fmt::print("{:>3}  {:<40} {:<8} {:>3} {:>3} {:>8.0f}{}\n", d.index, printable(d.name), printable(d.host_api), d.max_input_channels,
                    d.max_output_channels, d.default_sample_rate, mark);
     }
     return 0;

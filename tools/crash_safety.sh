@@ -12,8 +12,9 @@
 #   checkpoint  tools/crash_safety/checkpoint_writer: checkpoint writes (8 MiB) over the
 #               previous step's; a torn checkpoint (new tensors, old step) fails verification
 # Each run measures one uncut write first (d seconds), then kills at a uniformly random moment
-# in [0, 1.2 d] — half the time in the last 20 % of it, where the file is written. It ends
-# with one line per writer: "W: N kills, K old intact, M new complete, F failures".
+# in [0, 1.2 d] — half the time in the last 20 % of it, where the file is written. Each kill
+# prints its outcome as it happens (a long run shows its progress); the script ends with one
+# line per writer: "W: N kills, K old intact, M new complete, F failures".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -56,11 +57,11 @@ kill_loop() {
         eval "$restore"
         kill_after "$(random_delay "$d")" bash -c "$write"
         if [[ "$(hash_of "$file")" == "$old" ]]; then
-            kept=$((kept + 1))
+            kept=$((kept + 1)); echo "$name kill $((i + 1))/$runs: old intact"
         elif eval "$complete" >/dev/null 2>&1; then
-            replaced=$((replaced + 1))
+            replaced=$((replaced + 1)); echo "$name kill $((i + 1))/$runs: new complete"
         else
-            bad=$((bad + 1))
+            bad=$((bad + 1)); echo "$name kill $((i + 1))/$runs: FAILED (neither the old file nor a complete new one)"
             cp "$file" "$work/$name.torn.$i" 2>/dev/null
         fi
     done

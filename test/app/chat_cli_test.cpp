@@ -81,6 +81,19 @@ TEST(ChatRepl, EndOfInputEndsTheSession) {
     EXPECT_THAT(run.err, HasSubstr("generation:"));  // the closing speed report
 }
 
+// From a pipe, the commands work as on a terminal, and an unknown one ends forge with status 1
+// before anything reaches the model (a script's typo must not pass unseen).
+TEST(ChatRepl, PipedCommandsAndAnUnknownOne) {
+    const std::string first = one_shot_answer("Hello");
+    const std::string saved = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_chat.json";
+    const ForgeRun run = forge("chat " + quoted(kModel) + kGreedy, "Hello\n/save " + saved + "\n/bogus\nHello\n");
+    EXPECT_EQ(run.status, 1);
+    EXPECT_EQ(run.out, first + "\n");
+    EXPECT_THAT(run.err, HasSubstr("forge: error: unknown command /bogus (/help lists the commands)"));
+    EXPECT_THAT(test::read_file(saved), HasSubstr("\"content\": \"Hello\""));
+    std::remove(saved.c_str());
+}
+
 // A full context drops the oldest turns with a warning (as llama.cpp shifts its context) and
 // the session goes on.
 TEST(ChatRepl, AFullContextDropsTheOldestTurns) {

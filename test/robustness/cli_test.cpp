@@ -170,6 +170,34 @@ TEST(CliEscapes, TensorAndKeyNamesCannotSendEscapeSequences) {
     EXPECT_THAT(r.run.out, HasSubstr("t\\x1b[31m"));
 }
 
+// Every path that prints text from a file: log lines (a tensor name in quantize's progress),
+// file names (a downloaded archive can name a file anything) in chat's, gguf's and nam's output.
+TEST(CliEscapes, LogLinesAndFileNamesCannotSendEscapeSequences) {
+    gguf::GgufWriter writer;
+    const float data[2] = {1, 2};
+    writer.add_tensor("t\x1b[31m", DType::F32, {2}, std::as_bytes(std::span(data)));
+    const fs::path evil = scratch_dir() / "escape_tensor.gguf";
+    writer.write(evil.string());
+    const BoundedRun quantize = run_bounded("quantize " + quoted(evil) + " " + quoted(scratch_dir() / "q.gguf") + " Q8_0");
+    EXPECT_EQ(quantize.run.status, 0) << quantize.run.err;
+    EXPECT_THAT(quantize.run.err, HasSubstr("t\\x1b[31m"));
+
+    const fs::path model = scratch_dir() / "model\x1b]0;title\x07.gguf";
+    fs::copy_file(kModel, model, fs::copy_options::overwrite_existing);
+    const fs::path nam = scratch_dir() / "amp\x1b[2J.nam";
+    fs::copy_file(fs::path(FORGE_SOURCE_NAM_DIR) / "forge-sim-amp.nam", nam, fs::copy_options::overwrite_existing);
+    for (const std::string& args : {"chat " + quoted(model) + " -p hi -n 2 --temp 0", "gguf info " + quoted(model),
+                                    "nam info " + quoted(nam), "nam bench " + quoted(nam) + " --seconds 0.1"}) {
+        const BoundedRun r = run_bounded(args);
+        EXPECT_EQ(r.run.status, 0) << args << ": " << r.run.err;
+        EXPECT_EQ(r.run.err.find('\x1b'), std::string::npos) << args << ": " << r.run.err;
+        EXPECT_EQ(r.run.out.find('\x1b'), std::string::npos) << args << ": " << r.run.out;
+        EXPECT_THAT(r.run.out + r.run.err, HasSubstr("\\x1b")) << args;  // the name is there, escaped
+    }
+    fs::remove(model);
+    fs::remove(nam);
+}
+
 // ---- GGUF files whose tensors share bytes ----
 
 template <typename T>
