@@ -6,7 +6,8 @@
 #include "models/llm/grammar/json_schema.h"
 #include "models/llm/grammar/regex.h"
 #include "models/llm/tokenizer/tokenizer.h"
-#include "test/models/llm_text/fixture.h"
+#include "test/models/llm/grammar_testing.h"
+#include "test/models/llm/qwen3_vocabulary.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -19,16 +20,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-struct Qwen3Vocabulary {
-    test::OwnedGguf gguf = test::load_gguf_gz("qwen3-tokenizer.gguf.gz");
-    Tokenizer tokenizer = Tokenizer::from_gguf(gguf.file);
-    std::shared_ptr<const VocabularyIndex> index = std::make_shared<const VocabularyIndex>(tokenizer);
-};
+test::Qwen3Vocabulary& qwen3() { return test::qwen3_vocabulary(); }
 
-Qwen3Vocabulary& qwen3() {
-    static Qwen3Vocabulary v;
-    return v;
-}
+}  // namespace
 
 // Samples from random logits under the constraint until an end-of-generation token (or `limit`
 // tokens); returns the text.
@@ -55,6 +49,8 @@ std::string random_constrained(const std::shared_ptr<const Grammar>& g, unsigned
     }
     return text;
 }
+
+namespace {
 
 TEST(GrammarConstraint, RandomLogitsUnderASchemaGiveValidJson) {
     const auto schema = json::parse(R"({"type": "object", "properties": {
