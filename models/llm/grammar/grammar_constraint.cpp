@@ -15,7 +15,20 @@ GrammarConstraint::GrammarConstraint(std::shared_ptr<const Grammar> grammar, std
     allowed_.assign((static_cast<std::size_t>(vocabulary_->n_vocab()) + 63) / 64, 0);
 }
 
+std::vector<std::uint32_t> GrammarConstraint::state_key() const {
+    std::vector<std::uint32_t> key{matcher_.complete() ? 1u : 0u};
+    for (std::int32_t stack : matcher_.stacks()) {
+        matcher_.append_positions(stack, key);
+        key.push_back(~0u);  // between stacks
+    }
+    return key;
+}
+
 void GrammarConstraint::compute_allowed() {
+    std::vector<std::uint32_t> key = state_key();
+    if (allowed_valid_ && key == allowed_key_) return;
+    allowed_key_ = std::move(key);
+    allowed_valid_ = true;
     std::fill(allowed_.begin(), allowed_.end(), 0);
     std::array<std::uint32_t, kContextFrames> top{};
     // Copied: checking uncertain tokens uses the matcher's scratch space.
@@ -37,10 +50,16 @@ void GrammarConstraint::compute_allowed() {
 void GrammarConstraint::mask(std::span<float> logits) {
     compute_allowed();
     const std::size_t n = std::min(logits.size(), static_cast<std::size_t>(vocabulary_->n_vocab()));
-    for (std::size_t i = 0; i < n; ++i) {
-        if (!is_allowed(static_cast<std::int32_t>(i))) logits[i] = -std::numeric_limits<float>::infinity();
+    constexpr float kMasked = -std::numeric_limits<float>::infinity();
+    for (std::size_t w = 0; w * 64 < n; ++w) {  // a word at a time: most are all-allowed or all-masked
+        const std::uint64_t bits = allowed_[w];
+        const std::size_t first = w * 64, last = std::min(n, first + 64);
+        if (bits == ~std::uint64_t{0} && last - first == 64) continue;
+        for (std::size_t i = first; i < last; ++i) {
+            if (!((bits >> (i - first)) & 1)) logits[i] = kMasked;
+        }
     }
-    for (std::size_t i = n; i < logits.size(); ++i) logits[i] = -std::numeric_limits<float>::infinity();  // padded rows
+    for (std::size_t i = n; i < logits.size(); ++i) logits[i] = kMasked;  // padded rows
 }
 
 std::vector<std::int32_t> GrammarConstraint::allowed_tokens() {

@@ -41,6 +41,8 @@ public:
 private:
     void compute_allowed();  // fills allowed_ for the current state
 
+    std::vector<std::uint32_t> state_key() const;  // every stack's positions: equal keys, equal masks
+
     bool is_allowed(std::int32_t token) const { return (allowed_[token >> 6] >> (token & 63)) & 1; }
     void allow(std::int32_t token) { allowed_[token >> 6] |= std::uint64_t{1} << (token & 63); }
 
@@ -48,6 +50,10 @@ private:
     Matcher matcher_;
     std::shared_ptr<TokenMaskCache> cache_;
     std::vector<std::uint64_t> allowed_;  // bit per token, for the current state
+    // The state allowed_ was computed for: inside a JSON string every token leads back to the
+    // same state, so most steps reuse the last mask as it is.
+    std::vector<std::uint32_t> allowed_key_;
+    bool allowed_valid_ = false;
 };
 
 }  // namespace forge::llm::grammar

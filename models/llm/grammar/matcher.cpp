@@ -73,6 +73,10 @@ std::size_t Matcher::top_positions(std::int32_t stack, std::span<std::uint32_t> 
     return n;
 }
 
+void Matcher::append_positions(std::int32_t stack, std::vector<std::uint32_t>& out) const {
+    for (; stack >= 0; stack = frames_[stack].parent) out.push_back(frames_[stack].position);
+}
+
 std::int32_t Matcher::push_stack(std::span<const std::uint32_t> positions) {
     std::int32_t parent = -1;
     for (std::size_t k = positions.size(); k-- > 0;) parent = push_frame(positions[k], parent);

@@ -41,6 +41,8 @@ public:
     void advance(std::span<const std::int32_t> from, std::uint8_t b, std::vector<std::int32_t>& to, bool& complete);
     // The positions of `stack`'s top frames, top first (at most out.size()); returns how many.
     std::size_t top_positions(std::int32_t stack, std::span<std::uint32_t> out) const;
+    // Appends all of `stack`'s positions, top first.
+    void append_positions(std::int32_t stack, std::vector<std::uint32_t>& out) const;
     // A stack of `positions` (top first) with nothing below; its frames live until arena_release.
     std::int32_t push_stack(std::span<const std::uint32_t> positions);
     // Whether `bytes` can follow the single stack `stack` (state unchanged).
