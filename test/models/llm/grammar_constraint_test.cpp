@@ -4,7 +4,10 @@
 // per-token check.
 #include "models/llm/grammar/grammar_constraint.h"
 #include "models/llm/grammar/json_schema.h"
+#include "models/llm/generator.h"
 #include "models/llm/grammar/regex.h"
+#include "models/llm/model.h"
+#include "test/models/llm/golden.h"
 #include "models/llm/tokenizer/tokenizer.h"
 #include "test/models/llm/grammar_testing.h"
 #include "test/models/llm/qwen3_vocabulary.h"
@@ -105,6 +108,41 @@ TEST(GrammarConstraint, TrieWalkAgreesWithCheckingEachToken) {
         }
         EXPECT_EQ(allowed, expected) << "after '" << prefix << "'";
         EXPECT_GT(allowed.size(), 0u);
+    }
+}
+
+}  // namespace
+}  // namespace forge::llm::grammar
+
+namespace forge::llm::grammar {
+namespace {
+
+// A real generation (the committed random-weight Qwen3 golden model, greedy and sampled): the
+// GrammarConstraint on GenerationOptions keeps the answer valid and lets it end only when done.
+TEST(GrammarConstraint, DrivesARealGeneration) {
+    const Model model = Model::load(test::golden_path("qwen3-q8_0.gguf"));
+    const PromptFormat format(model);
+    const auto vocabulary = std::make_shared<const VocabularyIndex>(format.tokenizer());
+    const auto g = compile_json_schema(json::parse(R"({"type": "object", "properties": {
+        "answer": {"type": "string", "maxLength": 8}, "n": {"type": "integer", "minimum": -5, "maximum": 5},
+        "ok": {"type": "boolean"}}, "required": ["answer", "n", "ok"]})"));
+    for (const float temperature : {0.0f, 1.0f}) {
+        Generator generator(model, format.tokenizer(), SessionOptions{64, 512, KvType::F16});
+        GenerationOptions o;
+        o.sampling.temperature = temperature;
+        o.sampling.seed = 3;
+        o.max_tokens = 120;
+        o.constraint = std::make_shared<GrammarConstraint>(g, vocabulary);
+        Sampler sampler(o.sampling, model.hparams().n_vocab);
+        std::string text;
+        const GenerationStats stats = generator.generate(std::vector<std::int32_t>{72, 101, 108}, o, sampler, [&](std::string_view piece) {
+            text += piece;
+            return true;
+        });
+        EXPECT_EQ(stats.finish, FinishReason::EndOfGeneration) << text;
+        const json value = json::parse(text);
+        EXPECT_LE(value["answer"].get<std::string>().size(), 8u * 4);
+        EXPECT_LE(std::abs(value["n"].get<int>()), 5);
     }
 }
 
