@@ -19,6 +19,7 @@ packages=(
     portaudio19-dev             # PortAudio: recording through an audio interface (forge nam profile)
     libpcre2-dev                # PCRE2: Unicode regexes of the LLM tokenizers' pre-tokenizers
     zlib1g-dev                  # zlib: reading the gzip-compressed tokenizer test fixtures
+    python3-jinja2 python3-jsonschema  # tools/grammar oracles: chat templates rendered as transformers does, JSON Schema validation of the grammar goldens
 )
 
 # Only with --fuzz: clang's libFuzzer and sanitizers for the fuzz targets (tools/fuzz.sh).

@@ -11,6 +11,7 @@ arguments parsed from their JSON text, tool messages with tool_call_id and name.
     /usr/bin/python3 tools/grammar/tool_template_oracle.py [TEMPLATE.jinja ...] > test/data/grammar/tool_templates.json
 With no arguments: test/data/chat_templates/{qwen3,chatml}.jinja.
 """
+import datetime
 import json
 import os
 import sys
@@ -80,7 +81,7 @@ def environment():
 
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
-    env.globals["strftime_now"] = lambda fmt: "26 Jul 2024"
+    env.globals["strftime_now"] = lambda fmt: datetime.datetime.now().strftime(fmt)  # as transformers
     return env
 
 
