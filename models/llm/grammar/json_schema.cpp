@@ -22,6 +22,7 @@ namespace {
 
 constexpr int kMaxIndent = 20;
 constexpr int kMaxFractionDigits = 16;
+constexpr int kMaxSchemaDepth = 64;
 
 // Keywords that describe without constraining: accepted and ignored.
 const std::set<std::string, std::less<>> kAnnotations = {
@@ -67,6 +68,7 @@ private:
     const json& root_;
     std::map<std::string, std::uint32_t> refs_;  // "$ref" -> its rule (declared first: recursion)
     std::optional<Symbol> any_value_;
+    int depth_ = 0;
 };
 
 void SchemaCompiler::check_keywords(const json& s, const std::string& path) const {
@@ -167,6 +169,13 @@ Symbol SchemaCompiler::reference(const std::string& ref, const std::string& path
 }
 
 Symbol SchemaCompiler::compile(const json& s, const std::string& path) {
+    // Subschemas nest by recursion here: a hostile schema must not exhaust the stack.
+    struct Depth {
+        int& d;
+        explicit Depth(int& depth) : d(++depth) {}
+        ~Depth() { --d; }
+    } depth(depth_);
+    if (depth_ > kMaxSchemaDepth) fail_at(path, fmt::format("nested deeper than {} subschemas", kMaxSchemaDepth));
     if (s.is_boolean()) {
         if (!s.get<bool>()) fail_at(path, "the schema false matches nothing");
         return any_value();

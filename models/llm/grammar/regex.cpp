@@ -12,6 +12,7 @@ namespace {
 using Sequence = GrammarBuilder::Sequence;
 using Ranges = std::vector<CodepointRange>;
 
+constexpr int kMaxGroupDepth = 64;  // the parser recurses per group
 const Ranges kDigit{{'0', '9'}};
 const Ranges kWord{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}};
 const Ranges kSpace{{'\t', '\r'}, {' ', ' '}};
@@ -102,12 +103,14 @@ private:
     Sequence atom() {
         const char c = peek();
         if (c == '(') {
+            if (++groups_open_ > kMaxGroupDepth) fail_here("groups nested too deep");
             ++pos_;
             if (eat('?')) {
                 if (!eat(':')) fail_here("lookaround and named groups are not supported");
             }
             const Symbol inner = alternation();
             if (!eat(')')) fail_here("missing ')'");
+            --groups_open_;
             return {inner};
         }
         if (c == '[') return {bracket()};
@@ -263,6 +266,7 @@ private:
     std::string_view p_;
     bool json_;
     std::size_t pos_ = 0, end_ = 0;
+    int groups_open_ = 0;
 };
 
 }  // namespace

@@ -9,7 +9,8 @@
 //   at the end:      auto out = parser.finish();     // the rest; then parser.calls() holds every
 //                                                    // call whole (finish_reason "tool_calls")
 //
-// A call's first delta has its index, id and name (and arguments ""); later deltas carry only
+// Use it only when the request has tools and tool_choice is not "none" (otherwise the text is
+// all content). A call's first delta has its index, id and name (and arguments ""); later deltas carry only
 // pieces of the arguments' JSON text, which concatenate to the whole arguments string.
 #pragma once
 

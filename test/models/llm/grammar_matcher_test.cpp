@@ -70,6 +70,14 @@ TEST(GrammarRegex, NestedEmptyRepetitionIsRefusedNotLooped) {
     EXPECT_THROW(compile_regex("(a*)*"), Error);
 }
 
+TEST(GrammarHostileInput, DeepNestingIsAnErrorNotAStackOverflow) {
+    EXPECT_THROW(compile_regex(std::string(100000, '(') + std::string(100000, ')')), Error);
+    json schema = json::object();
+    for (int i = 0; i < 1000; ++i) schema = json{{"type", "array"}, {"items", schema}};
+    EXPECT_THROW(compile_json_schema(schema), SchemaError);
+    EXPECT_THROW(compile_json_schema(json{{"type", "string"}, {"maxLength", 1000000}}), SchemaError);
+}
+
 TEST(GrammarJsonSchema, ObjectWithRequiredAndOptionalProperties) {
     const auto g = compile_json_schema(json::parse(R"({
         "type": "object",
