@@ -19,14 +19,10 @@
 namespace forge::gpt {
 namespace {
 
+using testing::file_bytes;
 using testing::log_losses;
 using testing::scratch_dir;
 using testing::tiny_config;
-
-std::string file_bytes(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::string corpus_text() { return file_bytes(std::filesystem::path(FORGE_TEST_DATA_DIR) / "gpt" / "corpus.txt"); }
 

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,12 @@ inline std::vector<double> log_losses(const std::filesystem::path& dir) {
     std::ifstream in(dir / "log.jsonl");
     for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line).at("loss").get<double>());
     return out;
+}
+
+// The whole file, for comparing exports and checkpoints byte for byte.
+inline std::string file_bytes(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace forge::gpt::testing
