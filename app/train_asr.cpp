@@ -26,14 +26,20 @@ struct AsrCli {
 int run_train_asr(AsrCli& cli) {
     cli.config.manifest = cli.manifest;
     cli.config.out_dir = cli.out;
-    std::optional<ProgressBar> bar;
-    const asr::AsrTrainResult r = asr::train_asr(cli.config, [&](const asr::AsrStepReport& s) {
+    std::optional<ProgressBar> reading, bar;
+    const auto featurized = [&](std::size_t done, std::size_t total) {
+        if (!reading) reading.emplace("log-mel", static_cast<std::int64_t>(total), "clips");
+        reading->update(static_cast<std::int64_t>(done));
+        if (done == total) reading->finish();
+    };
+    const auto step = [&](const asr::AsrStepReport& s) {
         if (!bar) bar.emplace("train asr", s.total_steps, "steps");
         bar->update(s.step);
         if (s.step % cli.log_every == 0 || s.step == s.total_steps)
             fmt::print(stderr, "step {}/{}: loss {:.4f}, lr {:.2e}, grad norm {:.3f}, {:.1f} s of audio/s\n", s.step,
                        s.total_steps, s.loss, s.lr, s.grad_norm, s.audio_per_s);
-    });
+    };
+    const asr::AsrTrainResult r = asr::train_asr(cli.config, step, featurized);
     if (bar) bar->finish();
     if (cli.json) {
         const nlohmann::json out = {{"loss", r.loss},           {"first_loss", r.first_loss}, {"steps", r.steps},

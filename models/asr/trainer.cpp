@@ -76,9 +76,10 @@ ParakeetConfig model_config(const AsrTrainConfig& c, const Vocabulary& vocabular
 // Features and labels of every utterance; those with fewer encoder frames than CTC needs for
 // their labels (core/ops/ctc.h: ctc_min_frames) are dropped and counted.
 std::vector<Example> featurize(std::span<const Utterance> utterances, const LogMel& log_mel,
-                               const Vocabulary& vocabulary, std::int64_t& skipped) {
+                               const Vocabulary& vocabulary, const AsrFeaturizeFn& featurized, std::int64_t& skipped) {
     std::vector<Example> examples;
     for (const Utterance& u : utterances) {
+        if (featurized) featurized(static_cast<std::size_t>(&u - utterances.data()), utterances.size());
         Example e{log_mel(mono_at_model_rate(u.audio)), vocabulary.encode(u.text)};
         const std::int64_t frames = nn::ConvSubsampling::subsampled_length(e.features.size(0));
         if (ctc_min_frames(e.labels) > frames) {
@@ -119,7 +120,7 @@ std::vector<Utterance> as_batched(std::span<const Example> examples) {
 
 class AsrTrainer {
 public:
-    explicit AsrTrainer(const AsrTrainConfig& config) : config_(config) {
+    AsrTrainer(const AsrTrainConfig& config, const AsrFeaturizeFn& featurized) : config_(config) {
         check_config(config_);
         const std::vector<Utterance> utterances = load_manifest(config_.manifest);
         std::vector<std::string> texts;
@@ -130,7 +131,8 @@ public:
         window_ = hann_window(model_.config.preprocessor.win_length);
         const LogMel log_mel(model_.config.preprocessor, filterbank_, window_);
         utterances_ = static_cast<std::int64_t>(utterances.size());
-        examples_ = featurize(utterances, log_mel, vocabulary, skipped_);
+        examples_ = featurize(utterances, log_mel, vocabulary, featurized, skipped_);
+        if (featurized) featurized(utterances.size(), utterances.size());
         durations_ = as_batched(examples_);
     }
 
@@ -264,8 +266,8 @@ private:
 
 }  // namespace
 
-AsrTrainResult train_asr(const AsrTrainConfig& config, const AsrReportFn& report) {
-    AsrTrainer trainer(config);
+AsrTrainResult train_asr(const AsrTrainConfig& config, const AsrReportFn& report, const AsrFeaturizeFn& featurized) {
+    AsrTrainer trainer(config, featurized);
     return trainer.run(report);
 }
 

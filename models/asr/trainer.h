@@ -59,8 +59,11 @@ struct AsrTrainResult {
 };
 
 using AsrReportFn = std::function<void(const AsrStepReport&)>;
+// Called after each utterance is read and turned into features, before training starts.
+using AsrFeaturizeFn = std::function<void(std::size_t done, std::size_t total)>;
 
 // Errors (a bad manifest, audio file or setting) name the file or the setting.
-AsrTrainResult train_asr(const AsrTrainConfig& config, const AsrReportFn& report);
+AsrTrainResult train_asr(const AsrTrainConfig& config, const AsrReportFn& report,
+                         const AsrFeaturizeFn& featurized = {});
 
 }  // namespace forge::asr
