@@ -231,8 +231,11 @@ private:
     void truncate_log(std::int64_t step) const {
         std::ifstream in(log_path());
         std::string kept, line;
-        while (std::getline(in, line))
-            if (!line.empty() && nlohmann::json::parse(line).at("step").get<std::int64_t>() <= step) kept += line + '\n';
+        while (std::getline(in, line)) {
+            // A kill while a line was written leaves it torn: it goes with the steps after the checkpoint.
+            const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+            if (!j.is_discarded() && j.contains("step") && j["step"].get<std::int64_t>() <= step) kept += line + '\n';
+        }
         checkpoint::write_file_atomically(log_path(), kept);
     }
 

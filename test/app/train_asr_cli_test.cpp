@@ -1,7 +1,7 @@
 // `forge train asr` as a user runs it, on a few synthetic clips (tones whose pitch says which
 // transcript they carry): the loss falls, the export is a Parakeet GGUF that `forge transcribe
-// --model` reads and transcribes to the training transcripts, a checkpointed run resumes, and
-// bad input is one `forge: error:` line with a non-zero exit.
+// --model` reads and transcribes to the training transcripts, a run killed and resumed equals an
+// uninterrupted one, and bad input is one `forge: error:` line with a non-zero exit.
 #include "core/audio/audio_file.h"
 #include "test/app/forge_binary.h"
 
@@ -9,11 +9,17 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace forge {
@@ -76,21 +82,54 @@ TEST(TrainAsrCli, LossFallsAndTheExportTranscribesTheClips) {
     fs::remove_all(dir);
 }
 
-// --resume continues from the last checkpoint: its steps only, the log one line per step.
-TEST(TrainAsrCli, ResumeContinuesFromTheCheckpoint) {
-    const fs::path dir = make_data_set("resume");
-    const std::string run_args = "train asr --manifest " + quoted((dir / "train.jsonl").string()) + " --out " +
-                                 quoted((dir / "run").string()) + kTinyModel + " --checkpoint-every 5 --json";
-    const ForgeRun first = test::run_forge(run_args + " --steps 10");
-    ASSERT_EQ(first.status, 0) << first.err;
-    const ForgeRun resumed = test::run_forge(run_args + " --steps 15 --resume");
-    ASSERT_EQ(resumed.status, 0) << resumed.err;
-    EXPECT_EQ(nlohmann::json::parse(resumed.out)["steps"], 5);
-    std::ifstream log(dir / "run" / "log.jsonl");
-    std::vector<std::int64_t> steps;
-    for (std::string line; std::getline(log, line);) steps.push_back(nlohmann::json::parse(line)["step"].get<std::int64_t>());
-    ASSERT_EQ(steps.size(), 15u);
-    for (std::size_t i = 0; i < steps.size(); ++i) EXPECT_EQ(steps[i], static_cast<std::int64_t>(i + 1));
+std::vector<double> logged_losses(const fs::path& run) {
+    std::vector<double> out;
+    std::ifstream in(run / "log.jsonl");
+    for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line).at("loss").get<double>());
+    return out;
+}
+
+int run_to_end(const std::vector<std::string>& args) {
+    int status = 0;
+    waitpid(test::spawn_process(args), &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Killed (SIGKILL) at random moments and resumed with --resume, a run (SpecAugment on) ends with
+// the losses and the model file, byte for byte, of one run that was never stopped.
+TEST(TrainAsrCli, KilledAndResumedRunEqualsAnUninterruptedOne) {
+    const fs::path dir = make_data_set("kill");
+    const auto args = [&](const fs::path& out, bool resume) {
+        std::vector<std::string> a = {FORGE_EXE, "train", "asr", "--manifest", (dir / "train.jsonl").string(), "--out",
+                                      out.string(), "--vocab", "28", "--mels", "40", "--d-model", "32", "--layers", "1",
+                                      "--heads", "2", "--ff-dim", "64", "--subsampling-channels", "16",
+                                      "--batch-seconds", "10", "--steps", "120", "--checkpoint-every", "10"};
+        if (resume) a.push_back("--resume");
+        return a;
+    };
+    const fs::path whole = dir / "whole", killed = dir / "killed";
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_EQ(run_to_end(args(whole, false)), 0);
+    const double whole_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::mt19937 rng(17);
+    std::uniform_real_distribution<double> delay_ms(0.1 * whole_ms, 0.6 * whole_ms);
+    int kills = 0;
+    for (int attempt = 0; attempt < 6; ++attempt) {
+        const pid_t pid = test::spawn_process(args(killed, fs::exists(killed / "checkpoint.json")));
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(delay_ms(rng)));
+        ::kill(pid, SIGKILL);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (WIFSIGNALED(status)) ++kills;
+        if (WIFEXITED(status)) {  // finished before the kill
+            ASSERT_EQ(WEXITSTATUS(status), 0);
+            break;
+        }
+    }
+    EXPECT_GT(kills, 0);
+    ASSERT_EQ(run_to_end(args(killed, fs::exists(killed / "checkpoint.json"))), 0);
+    EXPECT_EQ(logged_losses(killed), logged_losses(whole));
+    EXPECT_EQ(test::read_file((killed / "model.gguf").string()), test::read_file((whole / "model.gguf").string()));
     fs::remove_all(dir);
 }
 
