@@ -56,6 +56,8 @@ void add_train_command(CLI::App& forge, CommandTable& commands);
 void add_transcribe_command(CLI::App& forge, CommandTable& commands);
 // Called by add_train_command: `forge train gpt`.
 void add_train_gpt_command(CLI::App& train, CommandTable& commands);
+// Called by add_train_command: `forge train asr`.
+void add_train_asr_command(CLI::App& train, CommandTable& commands);
 // Called by add_train_command: `forge train tokenizer`.
 void add_train_tokenizer_command(CLI::App& train, CommandTable& commands);
 

@@ -1,6 +1,6 @@
 // `forge train <task>`: train a model from scratch: `spirals`, the two-spirals classifier
 // (models/spirals/), trained by gradients or evolution strategies; `gpt` (train_gpt.cpp), `sft`
-// (train_sft.cpp) and `tokenizer` (train_tokenizer.cpp), each in its own file.
+// (train_sft.cpp), `tokenizer` (train_tokenizer.cpp) and `asr` (train_asr.cpp), each in its own file.
 #include "app/commands.h"
 #include "models/spirals/spirals_train.h"
 
@@ -70,6 +70,7 @@ void add_train_command(CLI::App& forge, CommandTable& commands) {
     add_train_gpt_command(*train, commands);
     add_train_sft_command(*train, commands);
     add_train_tokenizer_command(*train, commands);
+    add_train_asr_command(*train, commands);
 }
 
 }  // namespace forge::app

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/random/counter_rng.h"
+#include "nn/rel_position_attention.h"
 
 #include <algorithm>
 #include <cstring>
@@ -67,18 +68,17 @@ PaddedBatch pad_batch(std::span<const Tensor> items) {
         longest = std::max(longest, t.size(0));
     }
     const auto batch = static_cast<std::int64_t>(items.size());
-    PaddedBatch out{rank == 2 ? Tensor::zeros({batch, longest, width}) : Tensor::zeros({batch, longest}),
-                    Tensor::zeros({batch, longest}), {}};
+    PaddedBatch out{rank == 2 ? Tensor::zeros({batch, longest, width}) : Tensor::zeros({batch, longest}), Tensor(), {}};
     float* values = out.values.data<float>();
-    float* mask = out.mask.data<float>();
     for (std::int64_t b = 0; b < batch; ++b) {
         const Tensor item = items[static_cast<std::size_t>(b)].contiguous();
         const std::int64_t length = item.size(0);
         std::memcpy(values + b * longest * width, item.data<float>(),
                     static_cast<std::size_t>(length * width) * sizeof(float));
-        std::fill(mask + b * longest, mask + b * longest + length, 1.0f);
         out.lengths.push_back(length);
     }
+    // The encoder's own mask of valid frames (nn/), 1 where real, 0 where padding.
+    out.mask = nn::padded_time_mask(out.lengths, longest).reshape(Shape{batch, longest});
     return out;
 }
 

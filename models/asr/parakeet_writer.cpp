@@ -2,6 +2,8 @@
 
 #include "core/error.h"
 #include "core/gguf/gguf_writer.h"
+#include "models/asr/gguf_keys.h"
+#include "models/asr/vocabulary.h"
 
 #include <cstdint>
 
@@ -9,45 +11,44 @@ namespace forge::asr {
 namespace {
 
 gguf::Value u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+std::string key(std::string_view k) { return std::string(k); }
 
 void set_encoder(gguf::GgufWriter& w, const EncoderConfig& e) {
-    const std::string p = "parakeet.encoder.";
-    w.set(p + "feat_in", u32(e.feat_in));
-    w.set(p + "d_model", u32(e.d_model));
-    w.set(p + "n_layers", u32(e.n_layers));
-    w.set(p + "n_heads", u32(e.n_heads));
-    w.set(p + "ff_dim", u32(e.ff_dim));
-    w.set(p + "conv_kernel", u32(e.conv_kernel));
-    w.set(p + "conv_norm_type", "batch_norm");
-    w.set(p + "subsampling_factor", u32(e.subsampling_factor));
-    w.set(p + "subsampling_conv_channels", u32(e.subsampling_channels));
-    w.set(p + "xscaling", e.xscaling);
-    w.set(p + "pos_emb_max_len", u32(e.pos_emb_max_len));
-    w.set(p + "use_bias", e.use_bias);
+    w.set(key(keys::kEncoderFeatIn), u32(e.feat_in));
+    w.set(key(keys::kEncoderDModel), u32(e.d_model));
+    w.set(key(keys::kEncoderLayers), u32(e.n_layers));
+    w.set(key(keys::kEncoderHeads), u32(e.n_heads));
+    w.set(key(keys::kEncoderFfDim), u32(e.ff_dim));
+    w.set(key(keys::kEncoderConvKernel), u32(e.conv_kernel));
+    w.set(key(keys::kEncoderConvNormType), "batch_norm");
+    w.set(key(keys::kEncoderSubsamplingFactor), u32(e.subsampling_factor));
+    w.set(key(keys::kEncoderSubsamplingChannels), u32(e.subsampling_channels));
+    w.set(key(keys::kEncoderXscaling), e.xscaling);
+    w.set(key(keys::kEncoderPosEmbMaxLen), u32(e.pos_emb_max_len));
+    w.set(key(keys::kEncoderUseBias), e.use_bias);
 }
 
 void set_preprocessor(gguf::GgufWriter& w, const PreprocessorConfig& pre) {
-    const std::string p = "parakeet.preprocessor.";
-    w.set(p + "sample_rate", u32(pre.sample_rate));
-    w.set(p + "n_mels", u32(pre.n_mels));
-    w.set(p + "n_fft", u32(pre.n_fft));
-    w.set(p + "win_length", u32(pre.win_length));
-    w.set(p + "hop_length", u32(pre.hop_length));
-    w.set(p + "preemph", pre.preemph);
-    w.set(p + "mag_power", pre.mag_power);
-    w.set(p + "normalize", "per_feature");
-    w.set(p + "log_zero_guard", pre.log_zero_guard);
+    w.set(key(keys::kPreSampleRate), u32(pre.sample_rate));
+    w.set(key(keys::kPreMels), u32(pre.n_mels));
+    w.set(key(keys::kPreFft), u32(pre.n_fft));
+    w.set(key(keys::kPreWinLength), u32(pre.win_length));
+    w.set(key(keys::kPreHopLength), u32(pre.hop_length));
+    w.set(key(keys::kPrePreemph), pre.preemph);
+    w.set(key(keys::kPreMagPower), pre.mag_power);
+    w.set(key(keys::kPreNormalize), "per_feature");
+    w.set(key(keys::kPreLogZeroGuard), pre.log_zero_guard);
 }
 
 void set_transducer(gguf::GgufWriter& w, const ParakeetConfig& c) {
-    w.set("parakeet.decoder.pred_hidden", u32(c.transducer.pred_hidden));
-    w.set("parakeet.decoder.pred_rnn_layers", u32(c.transducer.pred_rnn_layers));
-    w.set("parakeet.joint.joint_hidden", u32(c.transducer.joint_hidden));
-    w.set("parakeet.joint.activation", "relu");
+    w.set(key(keys::kDecoderPredHidden), u32(c.transducer.pred_hidden));
+    w.set(key(keys::kDecoderPredRnnLayers), u32(c.transducer.pred_rnn_layers));
+    w.set(key(keys::kJointHidden), u32(c.transducer.joint_hidden));
+    w.set(key(keys::kJointActivation), "relu");
     if (!has_durations(c.arch)) return;
     gguf::Array durations{gguf::ValueType::I32, {}};
     for (const std::int64_t d : c.transducer.durations) durations.items.emplace_back(static_cast<std::int32_t>(d));
-    w.set("parakeet.tdt.durations", std::move(durations));
+    w.set(key(keys::kTdtDurations), std::move(durations));
 }
 
 }  // namespace
@@ -63,16 +64,12 @@ void write_parakeet_gguf(const std::filesystem::path& path, const ParakeetModel&
     check(static_cast<std::int64_t>(c.pieces.size()) == c.vocab_size, "{}: {} pieces for a vocabulary of {}",
           path.string(), c.pieces.size(), c.vocab_size);
     gguf::GgufWriter w;
-    w.set("general.architecture", "parakeet");
+    w.set(key(keys::kGeneralArchitecture), key(keys::kArchitectureName));
     w.set("general.name", name);
-    w.set("parakeet.arch", arch_name(c.arch));
+    w.set(key(keys::kArch), arch_name(c.arch));
     set_encoder(w, c.encoder);
     set_preprocessor(w, c.preprocessor);
-    w.set("parakeet.vocab_size", u32(c.vocab_size));
-    w.set("parakeet.blank_id", u32(c.blank_id));
-    gguf::Array pieces{gguf::ValueType::String, {}};
-    for (const std::string& piece : c.pieces) pieces.items.emplace_back(piece);
-    w.set("parakeet.tokenizer.pieces", std::move(pieces));
+    Vocabulary(c.pieces).add_to_gguf(w);
     if (has_transducer(c.arch)) set_transducer(w, c);
     nn::add_f32_to_gguf(w, "preprocessor.featurizer.fb", filterbank.reshape(Shape{1, c.preprocessor.n_mels, bins}));
     nn::add_f32_to_gguf(w, "preprocessor.featurizer.window",

@@ -1,0 +1,91 @@
+// `forge train asr --manifest M.jsonl [--out DIR] [--vocab V] [--d-model D] [--layers L]
+// [--heads H] [--ff-dim F] [--steps N] [--batch-seconds S] [--lr R] [--seed S] [--resume]
+// [--json]`: train a FastConformer-CTC speech model (models/asr/trainer.h) and export
+// DIR/model.gguf in the Parakeet layout, for `forge transcribe --model DIR/model.gguf`.
+#include "app/commands.h"
+#include "app/progress_bar.h"
+#include "models/asr/trainer.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace forge::app {
+namespace {
+
+struct AsrCli {
+    asr::AsrTrainConfig config;
+    std::string manifest, out = "asr-run";
+    std::int64_t log_every = 50;
+    bool json = false;
+};
+
+int run_train_asr(AsrCli& cli) {
+    cli.config.manifest = cli.manifest;
+    cli.config.out_dir = cli.out;
+    std::optional<ProgressBar> reading, bar;
+    const auto featurized = [&](std::size_t done, std::size_t total) {
+        if (!reading) reading.emplace("log-mel", static_cast<std::int64_t>(total), "clips");
+        reading->update(static_cast<std::int64_t>(done));
+        if (done == total) reading->finish();
+    };
+    const auto step = [&](const asr::AsrStepReport& s) {
+        if (!bar) bar.emplace("train asr", s.total_steps, "steps");
+        bar->update(s.step);
+        if (s.step % cli.log_every == 0 || s.step == s.total_steps)
+            fmt::print(stderr, "step {}/{}: loss {:.4f}, lr {:.2e}, grad norm {:.3f}, {:.1f} s of audio/s\n", s.step,
+                       s.total_steps, s.loss, s.lr, s.grad_norm, s.audio_per_s);
+    };
+    const asr::AsrTrainResult r = asr::train_asr(cli.config, step, featurized);
+    if (bar) bar->finish();
+    if (cli.json) {
+        const nlohmann::json out = {{"loss", r.loss},           {"first_loss", r.first_loss}, {"steps", r.steps},
+                                    {"parameters", r.parameters}, {"utterances", r.utterances}, {"skipped", r.skipped},
+                                    {"seconds", r.seconds},     {"model", r.model.string()}};
+        fmt::print("{}\n", out.dump());
+    } else {
+        fmt::print("trained {} parameters for {} steps on {} utterances ({} too short for their transcript): loss "
+                   "{:.4f} -> {:.4f}\nwrote {}\n",
+                   r.parameters, r.steps, r.utterances - r.skipped, r.skipped, r.first_loss, r.loss, r.model.string());
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_train_asr_command(CLI::App& train, CommandTable& commands) {
+    auto cli = std::make_shared<AsrCli>();
+    auto& c = cli->config;
+    CLI::App* asr = train.add_subcommand("asr", "Train a FastConformer-CTC speech model; export a Parakeet GGUF");
+    asr->add_option("--manifest", cli->manifest, "JSONL manifest: audio, text, duration (tools/make_asr_data.sh)")
+        ->required()->check(CLI::ExistingFile);
+    asr->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")->capture_default_str();
+    asr->add_option("--vocab", c.vocab_size, "Subword pieces learned from the transcripts (28: characters)")
+        ->capture_default_str();
+    asr->add_option("--mels", c.n_mels, "Mel channels")->capture_default_str();
+    asr->add_option("--d-model", c.d_model, "Encoder width")->capture_default_str();
+    asr->add_option("--layers", c.n_layers, "Conformer layers")->capture_default_str();
+    asr->add_option("--heads", c.n_heads, "Attention heads")->capture_default_str();
+    asr->add_option("--ff-dim", c.ff_dim, "Feed-forward width")->capture_default_str();
+    asr->add_option("--conv-kernel", c.conv_kernel, "Depthwise convolution kernel (odd)")->capture_default_str();
+    asr->add_option("--subsampling-channels", c.subsampling_channels, "Channels of the 8x subsampling convolutions")
+        ->capture_default_str();
+    asr->add_option("--steps", c.steps, "Optimizer steps")->capture_default_str();
+    asr->add_option("--batch-seconds", c.batch_seconds, "Padded audio per batch, seconds")->capture_default_str();
+    asr->add_option("--lr", c.lr, "Peak AdamW learning rate (warmup, then cosine to 1/20)")->capture_default_str();
+    asr->add_option("--warmup", c.warmup, "Warmup steps")->capture_default_str();
+    asr->add_option("--weight-decay", c.weight_decay, "AdamW decoupled weight decay")->capture_default_str();
+    asr->add_option("--grad-clip", c.clip, "Global gradient-norm bound")->capture_default_str();
+    asr->add_flag("!--no-spec-augment", c.spec_augment, "Train without SpecAugment masks");
+    asr->add_option("--checkpoint-every", c.checkpoint_every, "Steps between checkpoints")->capture_default_str();
+    asr->add_option("--log-every", cli->log_every, "Steps between progress lines")->capture_default_str();
+    asr->add_option("--seed", c.seed, "Seed of the initialization, batches and masks")->capture_default_str();
+    asr->add_flag("--resume", c.resume, "Continue from OUT/checkpoint.json");
+    asr->add_flag("--json", cli->json, "Print one JSON object: loss, first_loss, steps, parameters, model");
+    commands.add(asr, [cli] { return run_train_asr(*cli); });
+}
+
+}  // namespace forge::app
