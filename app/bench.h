@@ -6,6 +6,7 @@
 
 namespace forge::app {
 
+void add_bench_grammar_command(CLI::App& bench, CommandTable& commands);
 void add_bench_llm_command(CLI::App& bench, CommandTable& commands);
 void add_bench_ops_command(CLI::App& bench, CommandTable& commands);
 void add_bench_quant_command(CLI::App& bench, CommandTable& commands);

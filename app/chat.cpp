@@ -1,5 +1,6 @@
 // `forge chat [MODEL.gguf|default] [-p PROMPT] [-n N] [--raw] [--system S] [--no-think] [--temp T]
-// [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--ctx N] [--kv-type f16|f32]`
+// [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--ctx N] [--kv-type f16|f32]
+// [--json-schema FILE | --regex PATTERN]`
 //
 // With -p: one answer, streamed to stdout. Without: a REPL with multi-turn history (/reset,
 // /exit, Ctrl-D). Each turn renders the whole conversation with the model's chat template
@@ -7,11 +8,13 @@
 // evaluated (models/llm/generator.h). When the conversation outgrows --ctx, the oldest turns
 // are dropped with a warning. Load time and prompt/generation speed go to stderr.
 #include "app/bundled_models.h"
+#include "app/chat_grammar.h"
 #include "app/cli_checks.h"
 #include "app/commands.h"
 #include "core/error.h"
 #include "core/infer/kv_cache.h"
 #include "models/llm/generator.h"
+#include "models/llm/grammar/grammar_constraint.h"
 #include "models/llm/model.h"
 #include "models/llm/sampler.h"
 
@@ -43,6 +46,7 @@ struct ChatCliOptions {
     std::optional<std::uint64_t> seed;
     std::int64_t ctx = 4096;
     std::string kv_type = "f16";
+    std::string json_schema_file, regex;  // constrain every answer (models/llm/grammar/)
 };
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -62,12 +66,15 @@ public:
           sampler_(o.sampling, model.hparams().n_vocab) {
         generation_.sampling = o.sampling;
         generation_.max_tokens = o.n_predict;
+        grammar_ = chat_grammar(o.json_schema_file, o.regex);
+        if (grammar_) vocabulary_ = std::make_shared<const llm::grammar::VocabularyIndex>(format_.tokenizer());
         reset();
     }
 
     // One user turn: the answer is streamed to stdout and kept in the history.
     void turn(const std::string& user_text) {
         history_.push_back({"user", user_text, ""});
+        if (grammar_) generation_.constraint = std::make_shared<llm::grammar::GrammarConstraint>(grammar_, vocabulary_);
         const llm::GenerationStats stats = generator_.generate(prompt(), generation_, sampler_, [](std::string_view piece) {
             std::fwrite(piece.data(), 1, piece.size(), stdout);
             std::fflush(stdout);
@@ -132,6 +139,8 @@ private:
     llm::Generator generator_;
     llm::Sampler sampler_;
     llm::GenerationOptions generation_;
+    std::shared_ptr<const llm::grammar::Grammar> grammar_;
+    std::shared_ptr<const llm::grammar::VocabularyIndex> vocabulary_;
     std::vector<llm::ChatMessage> history_;
     Speed speed_;
 };
@@ -193,6 +202,8 @@ void add_chat_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--seed", o->seed, "Random seed (default: random)");
     cmd->add_option("--ctx", o->ctx, "Context size in tokens (default 4096)")
         ->check(CLI::Range(std::int64_t{1}, infer::kMaxContext));
+    cmd->add_option("--json-schema", o->json_schema_file, "Answers are JSON valid under this JSON Schema file");
+    cmd->add_option("--regex", o->regex, "Answers match this regular expression (the grammar engine's subset)");
     cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0");
     commands.add(cmd, [o] { return run_chat(*o); });
 }

@@ -24,6 +24,7 @@ packages=(
     openmpi-bin                 # Open MPI's mpirun: the -np 2 loss-equality and kill tests
     libkissfft-dev              # KISS FFT (BSD): the log-mel front end of forge transcribe
     chromium                    # headless browser: forge serve's chat page test (driven by playwright-core)
+    python3-jinja2 python3-jsonschema  # tools/grammar oracles: chat templates rendered as transformers does, JSON Schema validation of the grammar goldens
 )
 
 # Only with --fuzz: clang's libFuzzer and sanitizers for the fuzz targets (tools/fuzz.sh).

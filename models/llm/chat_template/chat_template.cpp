@@ -18,6 +18,51 @@ namespace {
 // templates test `message.reasoning_content is defined` (Qwen3).
 const std::string kReasoningKey = "reasoning_content";
 
+// JSON (tools, call arguments) as template values: objects keep their key order.
+jinja::Value json_value(const nlohmann::ordered_json& j) {
+    switch (j.type()) {
+        case nlohmann::ordered_json::value_t::object: {
+            auto dict = std::make_shared<jinja::Dict>();
+            for (const auto& [key, value] : j.items()) dict->emplace_back(key, json_value(value));
+            return jinja::Value::from_dict(std::move(dict));
+        }
+        case nlohmann::ordered_json::value_t::array: {
+            jinja::List list;
+            for (const auto& item : j) list.push_back(json_value(item));
+            return list;
+        }
+        case nlohmann::ordered_json::value_t::string: return j.get<std::string>();
+        case nlohmann::ordered_json::value_t::boolean: return j.get<bool>();
+        case nlohmann::ordered_json::value_t::number_integer:
+        case nlohmann::ordered_json::value_t::number_unsigned: return j.get<std::int64_t>();
+        case nlohmann::ordered_json::value_t::number_float: return j.get<double>();
+        default: return jinja::None{};
+    }
+}
+
+// Arguments as a dict when they are JSON (Llama 3.1's template prints them with tojson),
+// else the text as given.
+jinja::Value arguments_value(const std::string& arguments) {
+    const auto parsed = nlohmann::ordered_json::parse(arguments, nullptr, /*allow_exceptions=*/false);
+    return parsed.is_discarded() ? jinja::Value(arguments) : json_value(parsed);
+}
+
+// OpenAI's shape, as transformers passes it: {id, type: "function", function: {name, arguments}}.
+jinja::Value tool_calls_value(const std::vector<ChatToolCall>& calls) {
+    jinja::List list;
+    for (const ChatToolCall& call : calls) {
+        auto function = std::make_shared<jinja::Dict>();
+        function->emplace_back("name", call.name);
+        function->emplace_back("arguments", arguments_value(call.arguments));
+        auto entry = std::make_shared<jinja::Dict>();
+        entry->emplace_back("id", call.id);
+        entry->emplace_back("type", "function");
+        entry->emplace_back("function", jinja::Value::from_dict(std::move(function)));
+        list.push_back(jinja::Value::from_dict(std::move(entry)));
+    }
+    return list;
+}
+
 jinja::Value messages_value(std::span<const ChatMessage> messages) {
     jinja::List list;
     for (const ChatMessage& m : messages) {
@@ -25,6 +70,9 @@ jinja::Value messages_value(std::span<const ChatMessage> messages) {
         message->emplace_back("role", m.role);
         message->emplace_back("content", m.content);
         if (!m.reasoning_content.empty()) message->emplace_back(kReasoningKey, m.reasoning_content);
+        if (!m.tool_calls.empty()) message->emplace_back("tool_calls", tool_calls_value(m.tool_calls));
+        if (!m.tool_call_id.empty()) message->emplace_back("tool_call_id", m.tool_call_id);
+        if (!m.name.empty()) message->emplace_back("name", m.name);
         list.push_back(jinja::Value::from_dict(std::move(message)));
     }
     return list;
@@ -45,6 +93,7 @@ std::string render_chat(std::string_view template_source, std::span<const ChatMe
         {"eos_token", jinja::Value(options.eos_token)},
     };
     if (options.enable_thinking) globals.emplace_back("enable_thinking", jinja::Value(*options.enable_thinking));
+    if (options.tools.is_array() && !options.tools.empty()) globals.emplace_back("tools", json_value(options.tools));
     return jinja::Interpreter(template_source, globals).render(program);
 }
 

@@ -1,0 +1,71 @@
+// Splits a model's streamed answer into content text and function calls, incrementally: push
+// each text piece as it is decoded, forward what comes back. Text that may still turn out to
+// be part of a call (a partial "<tool_call>", a Llama answer that opens with '{') is held back,
+// so call text never reaches `content`. How serve uses it:
+//
+//   tools::ToolCallParser parser(tools::detect_tool_format(model_template), "call_" + random_id);
+//   for each piece:  auto out = parser.push(piece);  // out.content -> delta.content,
+//                                                    // out.tool_calls -> delta.tool_calls
+//   at the end:      auto out = parser.finish();     // the rest; then parser.calls() holds every
+//                                                    // call whole (finish_reason "tool_calls")
+//
+// Use it only when the request has tools and tool_choice is not "none" (otherwise the text is
+// all content). A call's first delta has its index, id and name (and arguments ""); later deltas carry only
+// pieces of the arguments' JSON text, which concatenate to the whole arguments string.
+#pragma once
+
+#include "models/llm/chat_template/chat_template.h"
+#include "models/llm/tools/call_scanner.h"
+#include "models/llm/tools/tool_format.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace forge::llm::tools {
+
+struct ToolCallDelta {
+    int index = 0;
+    std::string id;         // first delta of a call only
+    std::string name;       // first delta of a call only
+    std::string arguments;  // a piece of the arguments text
+};
+
+struct ParsedOutput {
+    std::string content;
+    std::vector<ToolCallDelta> tool_calls;
+    bool empty() const { return content.empty() && tool_calls.empty(); }
+};
+
+class ToolCallParser {
+public:
+    explicit ToolCallParser(ToolFormat format, std::string id_prefix = "call_");
+
+    ParsedOutput push(std::string_view piece);
+    // The generation ended: held-back text is released (an unfinished call is kept as a call
+    // when its name was read, else given back as content).
+    ParsedOutput finish();
+
+    // The calls read so far, arguments whole.
+    const std::vector<ChatToolCall>& calls() const { return calls_; }
+
+private:
+    void scan_content(ParsedOutput& out, bool final);
+    void scan_call(ParsedOutput& out);
+    void emit_call_progress(ParsedOutput& out);
+    void close_call(ParsedOutput& out);
+
+    ToolFormat format_;
+    std::string id_prefix_;
+    std::string pending_;      // text not yet handed out
+    bool in_call_ = false;
+    std::optional<CallScanner> scanner_;
+    std::string call_text_;    // the raw text of the current call (given back if it is no call)
+    bool call_announced_ = false;
+    bool llama_decided_ = false;  // Llama3Json: whether the answer's start was looked at
+    bool llama_content_ = false;  // Llama3Json: the answer is plain text
+    std::vector<ChatToolCall> calls_;
+};
+
+}  // namespace forge::llm::tools
