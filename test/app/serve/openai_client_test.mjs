@@ -194,3 +194,18 @@ test("401 for a missing or wrong key; /health and /v1/models stay open", async (
         await keyed.stop();
     }
 });
+
+test("no model argument: the bundled chat model, whose greedy answer equals llama.cpp's (committed golden)", async () => {
+    const bundled = JSON.parse(readFileSync(path.join(data, "bundled_chat_golden.json"), "utf8"));
+    const served = await startServer(forge, null, ["--parallel", "1", "--kv-type", "f32", "--threads", "2"]);
+    try {
+        const c = new OpenAI({baseURL: `${served.url}/v1`, apiKey: "unused", maxRetries: 0});
+        assert.deepEqual((await c.models.list()).data.map((m) => m.id), ["forge-chat.gguf"]);
+        const {question, answer} = bundled.answers[0];
+        const r = await c.chat.completions.create({model: "forge-chat", messages: [{role: "user", content: question}],
+                                                   temperature: 0, max_tokens: bundled.max_tokens});
+        assert.equal(r.choices[0].message.content, answer);
+    } finally {
+        await served.stop();
+    }
+});
