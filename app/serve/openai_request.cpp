@@ -313,8 +313,12 @@ void parse_structured_output(const json& body, const RequestLimits& limits, Comp
     const json* choice = field(body, "tool_choice");
     bool parallel = true;
     if (const json* p = field(body, "parallel_tool_calls")) parallel = boolean(*p, "parallel_tool_calls");
+    const auto compiled = [&](const std::string& key, const std::function<GrammarCache::GrammarPtr()>& compile) {
+        return limits.grammars != nullptr ? limits.grammars->get(key, compile) : compile();
+    };
     try {
-        if (format != nullptr) r.grammar = llm::grammar::compile_response_format(*format);
+        if (format != nullptr)
+            r.grammar = compiled("response_format " + format->dump(), [&] { return llm::grammar::compile_response_format(*format); });
         r.tool_choice = llm::tools::parse_tool_choice(choice ? *choice : json(), tools ? *tools : json());
         const bool have_tools = tools != nullptr && !tools->empty();
         if (!have_tools || r.tool_choice.mode == llm::tools::ToolChoiceMode::None) return;
@@ -323,7 +327,10 @@ void parse_structured_output(const json& body, const RequestLimits& limits, Comp
             throw unsupported("response_format", "a json_object / json_schema answer together with tools (send tool_choice 'none', or no response_format)");
         r.chat.tools = *tools;
         r.parse_tool_calls = true;
-        r.grammar = llm::tools::tool_call_grammar(limits.tool_format, *tools, r.tool_choice, parallel);
+        if (r.tool_choice.mode == llm::tools::ToolChoiceMode::Auto) return;  // the model decides: nothing to enforce
+        const std::string key = fmt::format("tools {} {} {} {}", llm::tools::tool_format_name(limits.tool_format), parallel,
+                                            choice != nullptr ? choice->dump() : "", tools->dump());
+        r.grammar = compiled(key, [&] { return llm::tools::tool_call_grammar(limits.tool_format, *tools, r.tool_choice, parallel); });
     } catch (const llm::grammar::SchemaError& e) {
         throw schema_error(e);
     }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "app/serve/api_error.h"
+#include "app/serve/grammar_cache.h"
 #include "models/llm/chat_template/chat_template.h"
 #include "models/llm/generation.h"
 #include "models/llm/grammar/grammar.h"
@@ -33,6 +34,7 @@ struct RequestLimits {
     std::int32_t n_vocab = 0;
     std::int64_t default_max_tokens = -1;  // --n-predict; < 0: until the end or the context is full
     llm::tools::ToolFormat tool_format = llm::tools::ToolFormat::Hermes;
+    GrammarCache* grammars = nullptr;  // compiled grammars shared between requests (null: compile each time)
 };
 
 struct CompletionRequest {

@@ -147,7 +147,7 @@ std::vector<std::int32_t> Server::prompt_tokens(const CompletionRequest& request
 void Server::complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
     try {
         Engine& e = engine();
-        const RequestLimits limits{e.format.tokenizer().n_vocab(), options_.n_predict, e.tool_format};
+        const RequestLimits limits{e.format.tokenizer().n_vocab(), options_.n_predict, e.tool_format, &grammars_};
         CompletionRequest request = parse_request(endpoint, parse_body(req.body), limits);
         if (request.grammar)
             request.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(request.grammar, e.vocabulary);

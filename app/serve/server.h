@@ -10,6 +10,7 @@
 // or stream chunks as the scheduler hands out text (request_stream.h).
 #pragma once
 
+#include "app/serve/grammar_cache.h"
 #include "app/serve/metrics.h"
 #include "app/serve/options.h"
 #include "app/serve/openai_request.h"
@@ -76,6 +77,7 @@ private:
     std::mutex submit_mutex_;  // a submit and the shutdown's stop never interleave
     bool stopping_ = false;
     Metrics metrics_;
+    GrammarCache grammars_;
 };
 
 }  // namespace forge::app::serve

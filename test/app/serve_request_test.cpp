@@ -107,6 +107,28 @@ TEST(ServeRequest, ResponseFormatCompilesToAGrammar) {
     EXPECT_NE(chat({{"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "n"}, {"schema", schema}}}}}}).grammar, nullptr);
 }
 
+TEST(ServeRequest, TheSameSchemaSharesOneCompiledGrammar) {
+    const auto schema_body = [](const json& schema) {
+        return json{{"messages", json::array({{{"role", "user"}, {"content", "hi"}}})},
+                    {"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "s"}, {"schema", schema}}}}}};
+    };
+    const json tools_body = {{"messages", json::array({{{"role", "user"}, {"content", "hi"}}})},
+                             {"tools", json::array({kWeather})}, {"tool_choice", "required"}};
+    const json a = schema_body({{"type", "integer"}}), b = schema_body({{"type", "boolean"}});
+    EXPECT_NE(chat(a).grammar, chat(a).grammar);  // without a cache: compiled each time
+
+    GrammarCache grammars(2);
+    RequestLimits limits = kLimits;
+    limits.grammars = &grammars;
+    const auto grammar_of = [&](const json& body) { return parse_request(Endpoint::ChatCompletions, body, limits).grammar; };
+    const auto first = grammar_of(a);
+    EXPECT_EQ(grammar_of(a), first);  // shared, and so are the token masks computed for it
+    EXPECT_NE(grammar_of(b), first);
+    EXPECT_EQ(grammar_of(tools_body), grammar_of(tools_body));
+    EXPECT_EQ(grammars.size(), 2u);  // b and the tools; a was the least recently used
+    EXPECT_NE(grammar_of(a), first);
+}
+
 TEST(ServeRequest, BadOrUnsupportedSchemasAreRefusedWithTheirPath) {
     const auto schema_refused = [](const json& schema) {
         return chat_refused({{"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "s"}, {"schema", schema}}}}}});
