@@ -1,9 +1,10 @@
-// `forge serve MODEL.gguf [--host H] [--port P] [-np N] [-c N] [-n N] [--alias NAME]
+// `forge serve [MODEL.gguf|default] [--host H] [--port P] [-np N] [-c N] [-n N] [--alias NAME]
 // [--api-key KEY | --api-key-file F] [--metrics] [--no-webui] [--queue N] [--threads N]`
 //
 // An OpenAI-compatible HTTP server (app/serve/: server.h for its life and a request's, routes,
 // request parsing, responses and streams, errors, metrics, the chat page). Options are spelled
 // as llama-server spells the same ones; --ctx-size is per slot. docs/SERVE.md has the API.
+#include "app/bundled_models.h"
 #include "app/commands.h"
 #include "app/serve/options.h"
 #include "app/serve/server.h"
@@ -20,10 +21,12 @@ namespace forge::app {
 
 namespace {
 
-// The GGUF file to serve. The one place that decides it (a bundled default model will come here).
+// The GGUF file to serve: the one given, or (none, or "default") the bundled chat model, as
+// `forge chat` picks it.
 std::string resolve_model(const serve::ServeOptions& o) {
-    check(std::filesystem::is_regular_file(o.model), "{}: no such model file", o.model);
-    return o.model;
+    const std::string model = llm_model_path(o.model);
+    check(std::filesystem::is_regular_file(model), "{}: no such model file", model);
+    return model;
 }
 
 // --api-key-file: the key is the file's first line (trailing whitespace dropped).
@@ -62,7 +65,7 @@ void add_serve_command(CLI::App& forge, CommandTable& commands) {
     auto o = std::make_shared<serve::ServeOptions>();
     auto threads = std::make_shared<int>(0);
     CLI::App* cmd = forge.add_subcommand("serve", "OpenAI-compatible HTTP server for a GGUF language model");
-    cmd->add_option("MODEL", o->model, "GGUF model")->required();
+    cmd->add_option("MODEL", o->model, "GGUF model, or 'default': the bundled chat model (also when left out)");
     cmd->add_option("--host", o->host, "Address to listen on (default 127.0.0.1)");
     cmd->add_option("--port", o->port, "Port; 0 picks a free one (default 8080)")->check(CLI::Range(0, 65535));
     cmd->add_option("--parallel", o->parallel, "Slots: requests decoded at once; -np N works too (default 4)")

@@ -1,5 +1,8 @@
 #include "app/serve/openai_request.h"
 
+#include "models/llm/grammar/json_schema.h"
+#include "models/llm/grammar/response_format.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -11,7 +14,7 @@ namespace forge::app::serve {
 
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 // A field's value, or nullptr when it is absent or null (OpenAI treats both as "not given").
 const json* field(const json& body, const char* name) {
@@ -73,6 +76,39 @@ std::string message_content(const json& content, const std::string& param) {
     return text;
 }
 
+// An assistant's earlier calls: [{"id", "type": "function", "function": {"name", "arguments"}}],
+// arguments as a JSON string (OpenAI's shape; an object is taken as its JSON text).
+std::vector<llm::ChatToolCall> parse_tool_calls(const json& calls, const std::string& param) {
+    if (!calls.is_array()) throw wrong_type(param, "an array of tool calls");
+    std::vector<llm::ChatToolCall> out;
+    for (std::size_t j = 0; j < calls.size(); ++j) {
+        const std::string at = fmt::format("{}[{}]", param, j);
+        if (!calls[j].is_object()) throw wrong_type(at, "an object");
+        if (const json* type = field(calls[j], "type"); type != nullptr && string(*type, at + ".type") != "function")
+            throw invalid_request(fmt::format("'{}.type' must be 'function'", at), at + ".type");
+        const json* function = field(calls[j], "function");
+        if (function == nullptr || !function->is_object()) throw wrong_type(at + ".function", "an object with 'name' and 'arguments'");
+        llm::ChatToolCall call;
+        if (const json* id = field(calls[j], "id")) call.id = string(*id, at + ".id");
+        const json* name = field(*function, "name");
+        if (name == nullptr) throw invalid_request(fmt::format("'{}.function.name' is required", at), at + ".function.name");
+        call.name = string(*name, at + ".function.name");
+        const json* arguments = field(*function, "arguments");
+        if (arguments == nullptr) {
+            call.arguments = "{}";
+        } else if (arguments->is_string()) {
+            call.arguments = arguments->get<std::string>();
+            // Templates read the arguments as an object: text that is no JSON cannot be rendered.
+            if (!json::accept(call.arguments))
+                throw invalid_request(fmt::format("'{}.function.arguments' is not valid JSON", at), at + ".function.arguments");
+        } else {
+            call.arguments = arguments->dump();
+        }
+        out.push_back(std::move(call));
+    }
+    return out;
+}
+
 std::vector<llm::ChatMessage> parse_messages(const json& body) {
     const json* messages = field(body, "messages");
     if (messages == nullptr) throw invalid_request("'messages' is required", "messages");
@@ -91,8 +127,16 @@ std::vector<llm::ChatMessage> parse_messages(const json& body) {
             throw invalid_request(fmt::format("'{}.role' must be one of system, developer, user, assistant, tool; got '{}'", at,
                                               message.role),
                                   at + ".role");
-        if (const json* calls = field(m, "tool_calls"); calls != nullptr && !(calls->is_array() && calls->empty()))
-            throw unsupported(at + ".tool_calls", "tool calls are not built into this server yet");
+        if (const json* calls = field(m, "tool_calls")) {
+            if (message.role != "assistant") throw invalid_request(fmt::format("'{}.tool_calls' is only for role 'assistant'", at), at + ".tool_calls");
+            message.tool_calls = parse_tool_calls(*calls, at + ".tool_calls");
+        }
+        if (message.role == "tool") {
+            const json* id = field(m, "tool_call_id");
+            if (id == nullptr) throw invalid_request(fmt::format("'{}.tool_call_id' is required for role 'tool'", at), at + ".tool_call_id");
+            message.tool_call_id = string(*id, at + ".tool_call_id");
+        }
+        if (const json* name = field(m, "name")) message.name = string(*name, at + ".name");
         const json* content = field(m, "content");
         if (content == nullptr && message.role != "assistant")
             throw invalid_request(fmt::format("'{}.content' is required for role '{}'", at, message.role), at + ".content");
@@ -170,18 +214,15 @@ void refuse_unsupported(const json& body, Endpoint endpoint) {
         if (const json* suffix = field(body, "suffix"); suffix != nullptr && !string(*suffix, "suffix").empty())
             throw unsupported("suffix", "insertion after a suffix");
     }
-    for (const char* name : {"tools", "functions"}) {
-        if (const json* t = field(body, name); t != nullptr && !(t->is_array() && t->empty()))
-            throw unsupported(name, "tool calls are not built into this server yet");
-    }
-    if (const json* choice = field(body, "tool_choice"); choice != nullptr && !(choice->is_string() && (*choice == "none" || *choice == "auto")))
-        throw unsupported("tool_choice", "tool calls are not built into this server yet");
+    // The deprecated single-function API; `tools` / `tool_choice` say the same.
+    if (const json* functions = field(body, "functions"); functions != nullptr && !(functions->is_array() && functions->empty()))
+        throw unsupported("functions", "the deprecated 'functions' field (send 'tools')");
     if (const json* call = field(body, "function_call"); call != nullptr && *call != "none" && *call != "auto")
-        throw unsupported("function_call", "tool calls are not built into this server yet");
-    if (const json* format = field(body, "response_format")) {
-        if (!format->is_object() || !format->contains("type")) throw wrong_type("response_format", "an object with a 'type'");
-        if (string((*format)["type"], "response_format.type") != "text")
-            throw unsupported("response_format", "structured output (json_object, json_schema) is not built into this server yet");
+        throw unsupported("function_call", "the deprecated 'function_call' field (send 'tool_choice')");
+    if (endpoint == Endpoint::Completions) {
+        for (const char* name : {"tools", "tool_choice", "response_format"}) {
+            if (field(body, name) != nullptr) throw unsupported(name, "only in /v1/chat/completions");
+        }
     }
     if (const json* modalities = field(body, "modalities"); modalities != nullptr && *modalities != json::array({"text"}))
         throw unsupported("modalities", "text only");
@@ -255,25 +296,64 @@ void parse_chat_options(const json& body, CompletionRequest& r) {
         r.chat.enable_thinking = boolean(*thinking, "chat_template_kwargs.enable_thinking");
 }
 
+// A SchemaError of the grammar engine as a 400 whose param is the path it names
+// ("response_format.json_schema.schema/properties/age", "tools[0].function.parameters", "tool_choice").
+ApiError schema_error(const llm::grammar::SchemaError& e) {
+    const std::string prefix = fmt::format("JSON schema at {}: ", e.path());
+    const std::string message = e.what();
+    const std::string reason = message.starts_with(prefix) ? message.substr(prefix.size()) : message;
+    return invalid_request(fmt::format("'{}': {}", e.path(), reason), e.path(), "invalid_schema");
+}
+
+// response_format -> its grammar; tools / tool_choice / parallel_tool_calls -> the template's
+// tools, whether to parse calls, and for "required" or a named function the grammar of a call.
+void parse_structured_output(const json& body, const RequestLimits& limits, CompletionRequest& r) {
+    const json* format = field(body, "response_format");
+    const json* tools = field(body, "tools");
+    const json* choice = field(body, "tool_choice");
+    bool parallel = true;
+    if (const json* p = field(body, "parallel_tool_calls")) parallel = boolean(*p, "parallel_tool_calls");
+    const auto compiled = [&](const std::string& key, const std::function<GrammarCache::GrammarPtr()>& compile) {
+        return limits.grammars != nullptr ? limits.grammars->get(key, compile) : compile();
+    };
+    try {
+        if (format != nullptr)
+            r.grammar = compiled("response_format " + format->dump(), [&] { return llm::grammar::compile_response_format(*format); });
+        r.tool_choice = llm::tools::parse_tool_choice(choice ? *choice : json(), tools ? *tools : json());
+        const bool have_tools = tools != nullptr && !tools->empty();
+        if (!have_tools || r.tool_choice.mode == llm::tools::ToolChoiceMode::None) return;
+        // One grammar per answer: a structured answer and a call cannot both be enforced.
+        if (r.grammar != nullptr)
+            throw unsupported("response_format", "a json_object / json_schema answer together with tools (send tool_choice 'none', or no response_format)");
+        r.chat.tools = *tools;
+        r.parse_tool_calls = true;
+        if (r.tool_choice.mode == llm::tools::ToolChoiceMode::Auto) return;  // the model decides: nothing to enforce
+        const std::string key = fmt::format("tools {} {} {} {}", llm::tools::tool_format_name(limits.tool_format), parallel,
+                                            choice != nullptr ? choice->dump() : "", tools->dump());
+        r.grammar = compiled(key, [&] { return llm::tools::tool_call_grammar(limits.tool_format, *tools, r.tool_choice, parallel); });
+    } catch (const llm::grammar::SchemaError& e) {
+        throw schema_error(e);
+    }
+}
+
 void accept_metadata(const json& body) {
     if (const json* model = field(body, "model")) string(*model, "model");
     if (const json* user = field(body, "user")) string(*user, "user");
     if (const json* metadata = field(body, "metadata"); metadata != nullptr && !metadata->is_object()) throw wrong_type("metadata", "an object");
     if (const json* store = field(body, "store")) boolean(*store, "store");
     if (const json* tier = field(body, "service_tier")) string(*tier, "service_tier");
-    if (const json* parallel = field(body, "parallel_tool_calls")) boolean(*parallel, "parallel_tool_calls");
 }
 
 }  // namespace
 
-nlohmann::json parse_body(const std::string& text) {
+nlohmann::ordered_json parse_body(const std::string& text) {
     json body = json::parse(text, nullptr, false);
     if (body.is_discarded()) throw invalid_request("The request body is not valid JSON", {}, "invalid_json");
     if (!body.is_object()) throw invalid_request("The request body must be a JSON object", {}, "invalid_json");
     return body;
 }
 
-CompletionRequest parse_request(Endpoint endpoint, const nlohmann::json& body, const RequestLimits& limits) {
+CompletionRequest parse_request(Endpoint endpoint, const nlohmann::ordered_json& body, const RequestLimits& limits) {
     CompletionRequest r;
     r.endpoint = endpoint;
     refuse_unsupported(body, endpoint);
@@ -281,6 +361,7 @@ CompletionRequest parse_request(Endpoint endpoint, const nlohmann::json& body, c
     if (endpoint == Endpoint::ChatCompletions) {
         r.messages = parse_messages(body);
         parse_chat_options(body, r);
+        parse_structured_output(body, limits, r);
     } else {
         parse_prompt(body, limits, r);
     }

@@ -54,18 +54,52 @@ json completion_logprobs(std::span<const llm::TokenLogprob> logprobs, const llm:
     return {{"tokens", tokens}, {"token_logprobs", token_logprobs}, {"top_logprobs", top_logprobs}, {"text_offset", text_offset}};
 }
 
+json tool_calls_json(std::span<const llm::ChatToolCall> calls) {
+    json out = json::array();
+    for (const llm::ChatToolCall& call : calls)
+        out.push_back({{"id", call.id}, {"type", "function"}, {"function", {{"name", call.name}, {"arguments", call.arguments}}}});
+    return out;
+}
+
+// A stream's delta.tool_calls: a call's first delta has its id, type and name; the later ones
+// pieces of its arguments text.
+json tool_call_deltas_json(std::span<const llm::tools::ToolCallDelta> deltas) {
+    json out = json::array();
+    for (const llm::tools::ToolCallDelta& d : deltas) {
+        json call = {{"index", d.index}};
+        json function = {{"arguments", d.arguments}};
+        if (!d.id.empty()) {
+            call["id"] = d.id;
+            call["type"] = "function";
+            function["name"] = d.name;
+        }
+        call["function"] = function;
+        out.push_back(call);
+    }
+    return out;
+}
+
 }  // namespace
 
-ResponseMeta new_response_meta(Endpoint endpoint, std::string model) {
+std::string random_id(std::string_view prefix, int n) {
     static constexpr std::string_view kAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     thread_local std::mt19937_64 rng{std::random_device{}()};
-    std::string id = endpoint == Endpoint::ChatCompletions ? "chatcmpl-" : "cmpl-";
-    for (int i = 0; i < 24; ++i) id += kAlphabet[rng() % kAlphabet.size()];
+    std::string id(prefix);
+    for (int i = 0; i < n; ++i) id += kAlphabet[rng() % kAlphabet.size()];
+    return id;
+}
+
+ResponseMeta new_response_meta(Endpoint endpoint, std::string model) {
+    std::string id = random_id(endpoint == Endpoint::ChatCompletions ? "chatcmpl-" : "cmpl-", 24);
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     return {endpoint, std::move(id), std::chrono::duration_cast<std::chrono::seconds>(now).count(), std::move(model)};
 }
 
-std::string finish_reason(llm::FinishReason reason) { return llm::finish_reason_name(reason); }
+std::string finish_reason(llm::FinishReason reason, bool made_calls) {
+    // A stop after calls is OpenAI's "tool_calls"; a call cut short by the length stays "length".
+    const std::string name = llm::finish_reason_name(reason);
+    return made_calls && name == "stop" ? "tool_calls" : name;
+}
 
 json usage_json(const llm::GenerationStats& stats) {
     return {{"prompt_tokens", stats.prompt_tokens},
@@ -81,11 +115,15 @@ json logprobs_json(Endpoint endpoint, std::span<const llm::TokenLogprob> logprob
 }
 
 json full_response(const ResponseMeta& meta, const Answer& answer, const llm::Tokenizer& tokenizer) {
+    const bool made_calls = !answer.tool_calls.empty();
     json choice = {{"index", 0},
                    {"logprobs", answer.with_logprobs ? logprobs_json(meta.endpoint, answer.logprobs, tokenizer) : json(nullptr)},
-                   {"finish_reason", finish_reason(answer.stats.finish)}};
+                   {"finish_reason", finish_reason(answer.stats.finish, made_calls)}};
     if (meta.endpoint == Endpoint::ChatCompletions) {
-        choice["message"] = {{"role", "assistant"}, {"content", answer.text}, {"refusal", nullptr}};
+        // OpenAI: content is null when the answer is only calls.
+        const json content = made_calls && answer.text.empty() ? json(nullptr) : json(answer.text);
+        choice["message"] = {{"role", "assistant"}, {"content", content}, {"refusal", nullptr}};
+        if (made_calls) choice["message"]["tool_calls"] = tool_calls_json(answer.tool_calls);
     } else {
         choice["text"] = answer.text;
     }
@@ -99,11 +137,12 @@ json full_response(const ResponseMeta& meta, const Answer& answer, const llm::To
 json chunk_json(const ResponseMeta& meta, const ChunkParts& parts) {
     json choice = {{"index", 0},
                    {"logprobs", parts.logprobs ? *parts.logprobs : json(nullptr)},
-                   {"finish_reason", parts.finish ? json(finish_reason(*parts.finish)) : json(nullptr)}};
+                   {"finish_reason", parts.finish ? json(finish_reason(*parts.finish, parts.made_calls)) : json(nullptr)}};
     if (meta.endpoint == Endpoint::ChatCompletions) {
         json delta = json::object();
         if (parts.first) delta["role"] = "assistant";
         if (parts.first || !parts.text.empty()) delta["content"] = parts.text;
+        if (!parts.tool_calls.empty()) delta["tool_calls"] = tool_call_deltas_json(parts.tool_calls);
         choice["delta"] = delta;
     } else {
         choice["text"] = parts.text;

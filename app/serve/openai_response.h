@@ -10,6 +10,7 @@
 
 #include "app/serve/openai_request.h"
 #include "models/llm/generation.h"
+#include "models/llm/tools/tool_call_parser.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <nlohmann/json.hpp>
@@ -32,9 +33,12 @@ struct ResponseMeta {
 
 // A fresh id for `endpoint` ("chatcmpl-" / "cmpl-" and 24 random alphanumerics), created = now.
 ResponseMeta new_response_meta(Endpoint endpoint, std::string model);
+// `prefix` and `n` random alphanumerics (response ids, tool call ids).
+std::string random_id(std::string_view prefix, int n);
 
-// "stop", "length" (max tokens or a full context).
-std::string finish_reason(llm::FinishReason reason);
+// "stop", "length" (max tokens or a full context); "tool_calls" when the answer that stopped
+// made calls.
+std::string finish_reason(llm::FinishReason reason, bool made_calls = false);
 
 nlohmann::json usage_json(const llm::GenerationStats& stats);
 
@@ -51,15 +55,19 @@ struct Answer {
     std::span<const llm::TokenLogprob> logprobs;  // empty unless asked for
     bool with_logprobs = false;
     std::optional<std::span<const std::int32_t>> tokens;  // the generated ids, when asked for (return_tokens)
+    std::span<const llm::ChatToolCall> tool_calls;  // parsed out of `text` (which is then the rest)
 };
 nlohmann::json full_response(const ResponseMeta& meta, const Answer& answer, const llm::Tokenizer& tokenizer);
 
-// One chunk of a stream: `text` (chat: delta.content; the role too when `first`), the
-// finish_reason when the choice ends, logprobs when asked for.
+// One chunk of a stream: `text` (chat: delta.content; the role too when `first`), tool call
+// deltas (delta.tool_calls, each with its index), the finish_reason when the choice ends,
+// logprobs when asked for.
 struct ChunkParts {
     std::string_view text;
     bool first = false;
+    std::span<const llm::tools::ToolCallDelta> tool_calls;
     std::optional<llm::FinishReason> finish;
+    bool made_calls = false;  // with `finish`: the answer made tool calls
     std::optional<nlohmann::json> logprobs;
     bool usage_field = false;  // include "usage": null (streams with include_usage carry it on every chunk)
 };

@@ -5,6 +5,7 @@
 #include "app/serve/request_stream.h"
 #include "app/serve/server.h"
 #include "app/serve/stream_writer.h"
+#include "models/llm/grammar/grammar_constraint.h"
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
@@ -146,8 +147,14 @@ std::vector<std::int32_t> Server::prompt_tokens(const CompletionRequest& request
 void Server::complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
     try {
         Engine& e = engine();
-        const RequestLimits limits{e.format.tokenizer().n_vocab(), options_.n_predict};
+        const RequestLimits limits{e.format.tokenizer().n_vocab(), options_.n_predict, e.tool_format, &grammars_};
         CompletionRequest request = parse_request(endpoint, parse_body(req.body), limits);
+        if (request.grammar)
+            request.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(request.grammar, e.vocabulary);
+        // Calls get ids "call_<random>_<index>", unique across requests.
+        const auto tool_calls = request.parse_tool_calls
+                                    ? std::make_shared<llm::tools::ToolCallParser>(e.tool_format, random_id("call_", 16) + "_")
+                                    : nullptr;
         std::vector<std::int32_t> prompt = prompt_tokens(request);
         const auto n_prompt = static_cast<std::int64_t>(prompt.size());
         if (n_prompt == 0) throw invalid_request("The prompt has no tokens", endpoint == Endpoint::Completions ? "prompt" : "messages");
@@ -166,7 +173,7 @@ void Server::complete(const httplib::Request& req, httplib::Response& res, Endpo
         ResponseMeta meta = new_response_meta(endpoint, model_name_);
         if (request.stream) {
             auto context = std::make_shared<StreamContext>(StreamContext{std::move(meta), request.include_usage, request.logprobs,
-                                                                         stream, handle, &e.format.tokenizer(), &metrics_});
+                                                                         stream, handle, &e.format.tokenizer(), &metrics_, tool_calls});
             res.set_header("Cache-Control", "no-cache");
             res.set_chunked_content_provider("text/event-stream", [context](std::size_t, httplib::DataSink& sink) {
                 write_stream(*context, [&](std::string_view bytes) { return sink.write(bytes.data(), bytes.size()); },
@@ -187,7 +194,12 @@ void Server::complete(const httplib::Request& req, httplib::Response& res, Endpo
         if (!result.error.empty()) throw invalid_request(result.error);
         if (result.stats.finish == llm::FinishReason::Cancelled) throw unavailable("The server is shutting down");
         const RequestStream::Output logprobs = stream->take(std::chrono::milliseconds(0));
-        Answer answer{result.text, result.stats, logprobs.logprobs, request.logprobs, std::nullopt};
+        Answer answer{result.text, result.stats, logprobs.logprobs, request.logprobs, std::nullopt, {}};
+        if (tool_calls) {  // split the text into content and calls
+            answer.text = tool_calls->push(result.text).content;
+            answer.text += tool_calls->finish().content;
+            answer.tool_calls = tool_calls->calls();
+        }
         if (request.return_tokens) answer.tokens = std::span<const std::int32_t>(result.tokens);
         send_json(res, 200, full_response(meta, answer, e.format.tokenizer()));
     } catch (const ApiError& error) {

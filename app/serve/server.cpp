@@ -43,7 +43,11 @@ llm::SchedulerOptions scheduler_options(const ServeOptions& o) {
 }  // namespace
 
 Engine::Engine(const ServeOptions& options)
-    : model(llm::Model::load(options.model)), format(model), scheduler(model, format.tokenizer(), scheduler_options(options)) {}
+    : model(llm::Model::load(options.model)),
+      format(model),
+      scheduler(model, format.tokenizer(), scheduler_options(options)),
+      vocabulary(std::make_shared<const llm::grammar::VocabularyIndex>(format.tokenizer())),
+      tool_format(llm::tools::detect_tool_format(format.chat_template())) {}
 
 Server::Server(ServeOptions options) : options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
     model_name_ = options_.alias.empty() ? std::filesystem::path(options_.model).filename().string() : options_.alias;

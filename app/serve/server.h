@@ -10,10 +10,13 @@
 // or stream chunks as the scheduler hands out text (request_stream.h).
 #pragma once
 
+#include "app/serve/grammar_cache.h"
 #include "app/serve/metrics.h"
 #include "app/serve/options.h"
 #include "app/serve/openai_request.h"
 #include "models/llm/generator.h"
+#include "models/llm/grammar/vocabulary_index.h"
+#include "models/llm/tools/tool_format.h"
 #include "models/llm/model.h"
 #include "models/llm/scheduler.h"
 
@@ -36,6 +39,10 @@ struct Engine {
     llm::Model model;
     llm::PromptFormat format;
     llm::Scheduler scheduler;
+    // Structured output: the vocabulary as the grammar engine walks it (built once, shared by
+    // every constrained request), and how this model writes tool calls (from its template).
+    std::shared_ptr<const llm::grammar::VocabularyIndex> vocabulary;
+    llm::tools::ToolFormat tool_format;
 };
 
 class Server {
@@ -70,6 +77,7 @@ private:
     std::mutex submit_mutex_;  // a submit and the shutdown's stop never interleave
     bool stopping_ = false;
     Metrics metrics_;
+    GrammarCache grammars_;
 };
 
 }  // namespace forge::app::serve

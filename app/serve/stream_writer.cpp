@@ -31,22 +31,38 @@ public:
     bool text(RequestStream::Output out) {
         logprobs_.insert(logprobs_.end(), out.logprobs.begin(), out.logprobs.end());
         if (out.text.empty()) return true;
+        if (c_.tool_calls) return parsed(c_.tool_calls->push(out.text));
         ChunkParts parts;
         parts.text = out.text;
         return send(parts);
     }
 
     bool finish(const llm::GenerationStats& stats) {
+        bool made_calls = false;
+        if (c_.tool_calls) {
+            if (!parsed(c_.tool_calls->finish())) return false;
+            made_calls = !c_.tool_calls->calls().empty();
+        }
         ChunkParts parts;
         parts.finish = stats.finish;
+        parts.made_calls = made_calls;
         if (!send(parts)) return false;
         if (c_.include_usage && !write_(sse_event(usage_chunk_json(c_.meta, stats)))) return false;
         return write_(kSseDone);
     }
 
 private:
+    // What the tool-call parser let through: content text, then call deltas.
+    bool parsed(const llm::tools::ParsedOutput& out) {
+        if (out.empty()) return true;
+        ChunkParts parts;
+        parts.text = out.content;
+        parts.tool_calls = out.tool_calls;
+        return send(parts);
+    }
+
     bool send(ChunkParts parts) {
-        if (c_.logprobs && (!parts.text.empty() || parts.finish)) {
+        if (c_.logprobs && (!parts.text.empty() || !parts.tool_calls.empty() || parts.finish)) {
             parts.logprobs = logprobs_json(c_.meta.endpoint, logprobs_, *c_.tokenizer, offset_);
             logprobs_.clear();
         }

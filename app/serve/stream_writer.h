@@ -2,7 +2,9 @@
 // the scheduler hands out text, until the finish_reason chunk, the usage chunk (when asked)
 // and "data: [DONE]". A client that is gone (a failed write, or a dead socket while the
 // request waits or reads its prompt) cancels the request, which frees its slot at the
-// scheduler's next step. A request cancelled by the shutdown ends with an error event.
+// scheduler's next step. A request cancelled by the shutdown ends with an error event. With
+// tools, the text goes through a ToolCallParser first: calls become delta.tool_calls, never
+// delta.content.
 #pragma once
 
 #include "app/serve/metrics.h"
@@ -24,6 +26,7 @@ struct StreamContext {
     std::shared_ptr<llm::RequestHandle> handle;
     const llm::Tokenizer* tokenizer = nullptr;
     Metrics* metrics = nullptr;
+    std::shared_ptr<llm::tools::ToolCallParser> tool_calls;  // null: all text is content
 };
 
 // `write` sends bytes (false: the client is gone); `alive` says whether the client is still

@@ -1,5 +1,7 @@
 #include "models/llm/generator.h"
 
+#include "models/llm/tools/tool_prompt.h"
+
 #include <chrono>
 
 namespace forge::llm {
@@ -21,7 +23,7 @@ std::vector<std::int32_t> PromptFormat::chat(std::span<const ChatMessage> messag
     const auto token_text = [&](std::int32_t id) { return id >= 0 ? tokenizer_.token_text(id) : std::string(); };
     options.bos_token = token_text(tokenizer_.bos_id());
     options.eos_token = token_text(tokenizer_.eos_id());
-    return raw(render_chat(template_, messages, options));
+    return raw(tools::render_with_tools(template_, messages, options));
 }
 
 std::vector<std::int32_t> PromptFormat::raw(std::string_view text) const { return tokenizer_.encode(text, true, true); }

@@ -30,8 +30,11 @@ public:
     const Tokenizer& tokenizer() const { return tokenizer_; }
     // The conversation through the GGUF's chat template (ChatML when it has none), with the
     // tokenizer's BOS/EOS texts filled in; then tokenized (special tokens parsed, BOS as the
-    // file asks).
+    // file asks). `options.tools`, assistant tool_calls and tool messages go through the
+    // template too, or are spelled out in messages when it knows no tools (tools/tool_prompt.h).
     std::vector<std::int32_t> chat(std::span<const ChatMessage> messages, ChatOptions options) const;
+    // The GGUF's chat template text (empty when it has none): how the model writes tool calls.
+    const std::string& chat_template() const { return template_; }
     // Plain text, tokenized the same way.
     std::vector<std::int32_t> raw(std::string_view text) const;
 

@@ -40,12 +40,13 @@ TEST(ServeRequest, ChatMessagesAndDefaults) {
                                                                 {{"role", "user"}, {"content", json::array({{{"type", "text"}, {"text", "a"}},
                                                                                                             {{"type", "text"}, {"text", "b"}}})}},
                                                                 {{"role", "assistant"}, {"content", nullptr}},
-                                                                {{"role", "tool"}, {"content", "42"}}})}});
+                                                                {{"role", "tool"}, {"tool_call_id", "call_1"}, {"content", "42"}}})}});
     ASSERT_EQ(r.messages.size(), 4u);
     EXPECT_EQ(r.messages[0].role, "system");
     EXPECT_EQ(r.messages[1].content, "ab");
     EXPECT_EQ(r.messages[2].content, "");
     EXPECT_EQ(r.messages[3].role, "tool");
+    EXPECT_EQ(r.messages[3].tool_call_id, "call_1");
     EXPECT_EQ(r.generation.max_tokens, 64);  // --n-predict
     EXPECT_FALSE(r.stream);
     EXPECT_FALSE(r.chat.enable_thinking.has_value());
@@ -80,16 +81,125 @@ TEST(ServeRequest, SamplingFieldsReachTheEngine) {
 TEST(ServeRequest, UnsupportedRequestsAreRefusedByName) {
     EXPECT_EQ(chat_refused({{"n", 2}}), "n");
     EXPECT_EQ(chat_refused({{"n", 1}}), "");
-    EXPECT_EQ(chat_refused({{"tools", json::array({{{"type", "function"}}})}}), "tools");
-    EXPECT_EQ(chat_refused({{"tool_choice", "required"}}), "tool_choice");
+    EXPECT_EQ(chat_refused({{"functions", json::array({{{"name", "f"}}})}}), "functions");
     EXPECT_EQ(chat_refused({{"tool_choice", "none"}}), "");
-    EXPECT_EQ(chat_refused({{"response_format", {{"type", "json_schema"}}}}), "response_format");
     EXPECT_EQ(chat_refused({{"response_format", {{"type", "text"}}}}), "");
+    EXPECT_EQ(refused_param(Endpoint::Completions, {{"prompt", "x"}, {"response_format", {{"type", "json_object"}}}}), "response_format");
     EXPECT_EQ(chat_refused({{"messages", json::array({{{"role", "user"}, {"content", json::array({{{"type", "image_url"}}})}}})}}),
               "messages[0].content[0].type");
     EXPECT_EQ(chat_refused({{"audio", {{"voice", "x"}}}}), "audio");
     EXPECT_EQ(refused_param(Endpoint::Completions, {{"prompt", "x"}, {"echo", true}}), "echo");
     EXPECT_EQ(refused_param(Endpoint::Completions, {{"prompt", json::array({"a", "b"})}}), "prompt");
+}
+
+const json kWeather = {{"type", "function"},
+                       {"function", {{"name", "get_weather"},
+                                     {"description", "The weather in a city"},
+                                     {"parameters", {{"type", "object"},
+                                                     {"properties", {{"city", {{"type", "string"}}}}},
+                                                     {"required", json::array({"city"})}}}}}};
+
+TEST(ServeRequest, ResponseFormatCompilesToAGrammar) {
+    EXPECT_EQ(chat({}).grammar, nullptr);
+    EXPECT_EQ(chat({{"response_format", {{"type", "text"}}}}).grammar, nullptr);
+    EXPECT_NE(chat({{"response_format", {{"type", "json_object"}}}}).grammar, nullptr);
+    const json schema = {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}, {"required", json::array({"n"})}};
+    EXPECT_NE(chat({{"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "n"}, {"schema", schema}}}}}}).grammar, nullptr);
+}
+
+TEST(ServeRequest, TheSameSchemaSharesOneCompiledGrammar) {
+    const auto schema_body = [](const json& schema) {
+        return json{{"messages", json::array({{{"role", "user"}, {"content", "hi"}}})},
+                    {"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "s"}, {"schema", schema}}}}}};
+    };
+    const json tools_body = {{"messages", json::array({{{"role", "user"}, {"content", "hi"}}})},
+                             {"tools", json::array({kWeather})}, {"tool_choice", "required"}};
+    const json a = schema_body({{"type", "integer"}}), b = schema_body({{"type", "boolean"}});
+    EXPECT_NE(chat(a).grammar, chat(a).grammar);  // without a cache: compiled each time
+
+    GrammarCache grammars(2);
+    RequestLimits limits = kLimits;
+    limits.grammars = &grammars;
+    const auto grammar_of = [&](const json& body) { return parse_request(Endpoint::ChatCompletions, body, limits).grammar; };
+    const auto first = grammar_of(a);
+    EXPECT_EQ(grammar_of(a), first);  // shared, and so are the token masks computed for it
+    EXPECT_NE(grammar_of(b), first);
+    EXPECT_EQ(grammar_of(tools_body), grammar_of(tools_body));
+    EXPECT_EQ(grammars.size(), 2u);  // b and the tools; a was the least recently used
+    EXPECT_NE(grammar_of(a), first);
+}
+
+TEST(ServeRequest, BadOrUnsupportedSchemasAreRefusedWithTheirPath) {
+    const auto schema_refused = [](const json& schema) {
+        return chat_refused({{"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "s"}, {"schema", schema}}}}}});
+    };
+    EXPECT_EQ(schema_refused({{"type", "object"}, {"properties", {{"a", {{"type", "frobnicate"}}}}}}).rfind("response_format.json_schema.schema/properties/a", 0), 0u);
+    EXPECT_EQ(schema_refused({{"type", "object"}, {"patternProperties", {{"^x", {{"type", "string"}}}}}}).rfind("response_format.json_schema.schema", 0), 0u);
+    EXPECT_EQ(chat_refused({{"response_format", {{"type", "json_schema"}}}}), "response_format.json_schema");
+    EXPECT_EQ(chat_refused({{"response_format", {{"type", "xml"}}}}), "response_format.type");
+    EXPECT_EQ(chat_refused({{"response_format", "json"}}), "response_format");
+}
+
+TEST(ServeRequest, ToolsReachTheTemplateAndToolChoiceTheGrammar) {
+    const json tools = json::array({kWeather});
+    const CompletionRequest automatic = chat({{"tools", tools}});
+    EXPECT_TRUE(automatic.parse_tool_calls);
+    EXPECT_EQ(automatic.grammar, nullptr);  // the model decides
+    EXPECT_EQ(automatic.chat.tools.size(), 1u);
+    EXPECT_EQ(automatic.chat.tools[0]["function"]["name"], "get_weather");
+
+    const CompletionRequest none = chat({{"tools", tools}, {"tool_choice", "none"}});
+    EXPECT_FALSE(none.parse_tool_calls);
+    EXPECT_EQ(none.grammar, nullptr);
+    EXPECT_TRUE(none.chat.tools.is_null());  // no tools in the prompt: no call can be made
+
+    for (const json& choice : {json("required"), json{{"type", "function"}, {"function", {{"name", "get_weather"}}}}}) {
+        const CompletionRequest forced = chat({{"tools", tools}, {"tool_choice", choice}, {"parallel_tool_calls", false}});
+        EXPECT_TRUE(forced.parse_tool_calls);
+        EXPECT_NE(forced.grammar, nullptr) << choice;
+    }
+}
+
+TEST(ServeRequest, BadToolsAndToolChoicesAreRefusedByName) {
+    const json tools = json::array({kWeather});
+    EXPECT_EQ(chat_refused({{"tools", json::array({{{"type", "function"}}})}}), "tools[0].function");
+    EXPECT_EQ(chat_refused({{"tools", json::array({kWeather, {{"type", "retrieval"}}})}}), "tools[1].type");
+    EXPECT_EQ(chat_refused({{"tool_choice", "required"}}), "tool_choice");  // no tools
+    EXPECT_EQ(chat_refused({{"tools", tools}, {"tool_choice", "sometimes"}}), "tool_choice");
+    EXPECT_EQ(chat_refused({{"tools", tools}, {"tool_choice", {{"type", "function"}, {"function", {{"name", "nope"}}}}}}),
+              "tool_choice.function.name");
+    json bad_parameters = kWeather;
+    bad_parameters["function"]["parameters"]["properties"]["city"]["type"] = "place";
+    EXPECT_EQ(chat_refused({{"tools", json::array({bad_parameters})}, {"tool_choice", "required"}}).rfind("tools[0].function.parameters", 0), 0u);
+    EXPECT_EQ(chat_refused({{"tools", tools}, {"response_format", {{"type", "json_object"}}}}), "response_format");
+    EXPECT_EQ(chat_refused({{"tools", tools}, {"tool_choice", "none"}, {"response_format", {{"type", "json_object"}}}}), "");
+    EXPECT_EQ(chat_refused({{"parallel_tool_calls", "yes"}}), "parallel_tool_calls");
+    EXPECT_EQ(refused_param(Endpoint::Completions, {{"prompt", "x"}, {"tools", tools}}), "tools");
+}
+
+TEST(ServeRequest, AssistantToolCallsAndToolResults) {
+    const json call = {{"id", "call_7"}, {"type", "function"}, {"function", {{"name", "get_weather"}, {"arguments", "{\"city\": \"Oslo\"}"}}}};
+    const CompletionRequest r = chat({{"tools", json::array({kWeather})},
+                                      {"messages", json::array({{{"role", "user"}, {"content", "Weather in Oslo?"}},
+                                                                {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", json::array({call})}},
+                                                                {{"role", "tool"}, {"tool_call_id", "call_7"}, {"content", "{\"temp\": 3}"}}})}});
+    ASSERT_EQ(r.messages.size(), 3u);
+    ASSERT_EQ(r.messages[1].tool_calls.size(), 1u);
+    EXPECT_EQ(r.messages[1].tool_calls[0].id, "call_7");
+    EXPECT_EQ(r.messages[1].tool_calls[0].name, "get_weather");
+    EXPECT_EQ(r.messages[1].tool_calls[0].arguments, "{\"city\": \"Oslo\"}");
+    EXPECT_EQ(r.messages[2].tool_call_id, "call_7");
+
+    const auto with = [](const json& message) { return chat_refused({{"messages", json::array({{{"role", "user"}, {"content", "x"}}, message})}}); };
+    json broken = call;
+    broken["function"]["arguments"] = "{city: Oslo";
+    EXPECT_EQ(with({{"role", "assistant"}, {"tool_calls", json::array({broken})}}), "messages[1].tool_calls[0].function.arguments");
+    broken = call;
+    broken["function"].erase("name");
+    EXPECT_EQ(with({{"role", "assistant"}, {"tool_calls", json::array({broken})}}), "messages[1].tool_calls[0].function.name");
+    EXPECT_EQ(with({{"role", "assistant"}, {"tool_calls", "f()"}}), "messages[1].tool_calls");
+    EXPECT_EQ(with({{"role", "user"}, {"content", "x"}, {"tool_calls", json::array({call})}}), "messages[1].tool_calls");
+    EXPECT_EQ(with({{"role", "tool"}, {"content", "3"}}), "messages[1].tool_call_id");
 }
 
 TEST(ServeRequest, BadFieldsAreRefusedByName) {
@@ -180,6 +290,35 @@ TEST(ServeResponse, ChunksCarryTheRoleFirstAndTheFinishOnce) {
     EXPECT_EQ(usage["usage"], json::parse(R"({"prompt_tokens":10,"completion_tokens":3,"total_tokens":13,"prompt_tokens_details":{"cached_tokens":4}})"));
     EXPECT_EQ(sse_event(json{{"a", 1}}), "data: {\"a\":1}\n\n");
     EXPECT_EQ(sse_event(json("\xff")), "data: \"\xef\xbf\xbd\"\n\n");  // a broken byte is replaced, never thrown
+}
+
+TEST(ServeResponse, ToolCallsInTheMessageAndInDeltas) {
+    const ResponseMeta meta = new_response_meta(Endpoint::ChatCompletions, "m");
+    // A one-token vocabulary: the response reads none (no logprobs asked for).
+    const llm::Tokenizer tokenizer(llm::Vocab(llm::VocabKind::Bpe, "", {{"a", 0.0f, llm::TokenType::Normal}}, {}, {}, false, false, false));
+    const std::vector<llm::ChatToolCall> calls{{"call_x_0", "get_weather", "{\"city\": \"Oslo\"}"}};
+    Answer answer;
+    answer.stats.finish = llm::FinishReason::EndOfGeneration;
+    answer.tool_calls = calls;
+    const json whole = full_response(meta, answer, tokenizer);
+    const json& choice = whole["choices"][0];
+    EXPECT_EQ(choice["finish_reason"], "tool_calls");
+    EXPECT_TRUE(choice["message"]["content"].is_null());
+    EXPECT_EQ(choice["message"]["tool_calls"],
+              json::parse(R"([{"id":"call_x_0","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Oslo\"}"}}])"));
+    answer.stats.finish = llm::FinishReason::MaxTokens;  // a call cut short stays "length"
+    EXPECT_EQ(full_response(meta, answer, tokenizer)["choices"][0]["finish_reason"], "length");
+
+    const std::vector<llm::tools::ToolCallDelta> deltas{{0, "call_x_0", "get_weather", ""}, {0, "", "", "{\"city\""}};
+    ChunkParts parts;
+    parts.tool_calls = deltas;
+    EXPECT_EQ(chunk_json(meta, parts)["choices"][0]["delta"],
+              json::parse(R"({"tool_calls":[{"index":0,"id":"call_x_0","type":"function","function":{"name":"get_weather","arguments":""}},
+                                            {"index":0,"function":{"arguments":"{\"city\""}}]})"));
+    parts = ChunkParts{};
+    parts.finish = llm::FinishReason::EndOfGeneration;
+    parts.made_calls = true;
+    EXPECT_EQ(chunk_json(meta, parts)["choices"][0]["finish_reason"], "tool_calls");
 }
 
 TEST(ServeResponse, CompletionShapes) {

@@ -1,6 +1,7 @@
 // Start and stop `forge serve` for the tests, and read raw Server-Sent Events.
 //
-// startServer(forge, model, args) spawns the binary on a free port (--port 0), waits for the
+// startServer(forge, model, args) spawns the binary on a free port (--port 0; model null: none
+// given, the bundled one), waits for the
 // log line that names the port and for GET /health to say ok, and returns {url, port, proc,
 // log(), stop(signal)}. Every server is killed when the test process exits.
 import {spawn} from "node:child_process";
@@ -10,7 +11,7 @@ const running = new Set();
 process.on("exit", () => { for (const p of running) p.kill("SIGKILL"); });
 
 export async function startServer(forge, model, args = []) {
-    const proc = spawn(forge, ["serve", model, "--port", "0", ...args], {stdio: ["ignore", "ignore", "pipe"]});
+    const proc = spawn(forge, ["serve", ...(model === null ? [] : [model]), "--port", "0", ...args], {stdio: ["ignore", "ignore", "pipe"]});
     running.add(proc);
     let log = "";
     const exited = new Promise((resolve) => proc.on("exit", (code, signal) => { running.delete(proc); resolve({code, signal}); }));

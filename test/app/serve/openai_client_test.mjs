@@ -1,6 +1,7 @@
 // `forge serve` driven by the official openai client (openai@6, as users run it) and by raw
-// HTTP where the client hides the bytes: chat and completions, streaming rules, errors, and the
-// oracles of greedy decoding (forge chat --raw, llama.cpp's committed greedy continuation).
+// HTTP where the client hides the bytes: chat and completions, streaming rules, errors, the
+// oracles of greedy decoding (forge chat --raw, llama.cpp's committed greedy continuation), and
+// structured output and tool calls checked by an independent JSON Schema validator (ajv).
 //
 // Run by meson (test/app/meson.build): FORGE_EXE, FORGE_LLM_TEST_DATA point at the binary and
 // test/data/llm.
@@ -10,6 +11,7 @@ import {execFileSync} from "node:child_process";
 import {readFileSync} from "node:fs";
 import path from "node:path";
 import OpenAI from "openai";
+import Ajv from "ajv";
 import {startServer, postStream, metric, eventually} from "./harness.mjs";
 
 const forge = process.env.FORGE_EXE;
@@ -19,13 +21,20 @@ const model = path.join(data, "qwen3-q8_0.gguf");
 const golden = JSON.parse(readFileSync(path.join(data, "qwen3-q8_0.kv-f16.json"), "utf8"));
 
 let server, client;
+// Structured output and tools need room: Qwen3's template spells the tools out (~800 tokens
+// here), and a constrained answer's length is bounded by its schema, not by a small context.
+let wide, wideClient;
 before(async () => {
     server = await startServer(forge, model, ["--parallel", "2", "--ctx-size", "256", "--alias", "tiny-qwen3", "--metrics", "--threads", "2"]);
     client = new OpenAI({baseURL: `${server.url}/v1`, apiKey: "unused", maxRetries: 0});
+    wide = await startServer(forge, model, ["--parallel", "1", "--ctx-size", "2048", "--alias", "tiny-qwen3", "--threads", "2"]);
+    wideClient = new OpenAI({baseURL: `${wide.url}/v1`, apiKey: "unused", maxRetries: 0});
 });
 after(async () => {
     const {code} = await server.stop("SIGTERM");
     assert.equal(code, 0, server.log());
+    const {code: wideCode} = await wide.stop("SIGTERM");
+    assert.equal(wideCode, 0, wide.log());
 });
 
 const chat = {model: "tiny-qwen3", messages: [{role: "system", content: "Be brief."}, {role: "user", content: "Say hello."}]};
@@ -148,8 +157,9 @@ test("errors: the client's BadRequestError names the field; unknown route 404", 
     await assert.rejects(client.chat.completions.create({...chat, messages: [{role: "wizard", content: "x"}]}),
         (e) => e instanceof OpenAI.BadRequestError && e.param === "messages[0].role");
     await assert.rejects(client.chat.completions.create({...chat, temperature: -1}), (e) => e.status === 400 && e.param === "temperature");
-    await assert.rejects(client.chat.completions.create({...chat, response_format: {type: "json_object"}}),
-        (e) => e.status === 400 && e.param === "response_format");
+    await assert.rejects(client.chat.completions.create({...chat, response_format: {type: "json_schema",
+        json_schema: {name: "bad", schema: {type: "object", properties: {a: {type: "frobnicate"}}}}}}),
+        (e) => e instanceof OpenAI.BadRequestError && e.param.startsWith("response_format.json_schema.schema/properties/a"));
     const r = await fetch(`${server.url}/v1/nothing`);
     assert.equal(r.status, 404);
     assert.equal((await r.json()).error.type, "not_found_error");
@@ -192,5 +202,167 @@ test("401 for a missing or wrong key; /health and /v1/models stay open", async (
         assert.equal((await fetch(`${keyed.url}/metrics`)).status, 401);
     } finally {
         await keyed.stop();
+    }
+});
+
+// Structured output and tools. The committed test model writes gibberish, so these check what
+// the grammar guarantees whatever the weights: the answer is valid under its schema and ends.
+// It must end: between two JSON tokens the grammar allows at most 21 bytes of whitespace
+// (docs/GRAMMAR.md), and `person` has about 24 such gaps and at most ~200 bytes of strings,
+// keys and numbers, so a whole answer is under 800 bytes, hence under 800 tokens.
+const ajv = new Ajv({strict: false});
+const validator = (schema) => { const v = ajv.compile(schema); return (x) => v(x) || assert.fail(ajv.errorsText(v.errors)); };
+
+const person = {
+    type: "object",
+    properties: {
+        name: {type: "string", minLength: 1, maxLength: 12},
+        age: {type: "integer", minimum: 0, maximum: 120},
+        mood: {enum: ["happy", "sad", "calm"]},
+        tags: {type: "array", items: {type: "string", maxLength: 6}, maxItems: 3},
+    },
+    required: ["name", "age", "mood"],
+    additionalProperties: false,
+};
+const personFormat = {type: "json_schema", json_schema: {name: "person", schema: person, strict: true}};
+
+test("json_schema: greedy and sampled answers are valid under the schema and end", async () => {
+    const valid = validator(person);
+    for (const sampling of [{temperature: 0}, {temperature: 1, seed: 1}, {temperature: 1, seed: 2}, {temperature: 1, seed: 3}]) {
+        const r = await wideClient.chat.completions.create({...chat, ...sampling, max_tokens: 800, response_format: personFormat});
+        assert.equal(r.choices[0].finish_reason, "stop", r.choices[0].message.content);
+        valid(JSON.parse(r.choices[0].message.content));
+    }
+});
+
+test("json_schema streamed at temperature 0 equals the non-streamed answer; json_object answers an object", async () => {
+    const request = {...chat, temperature: 0, max_tokens: 800, response_format: personFormat};
+    const whole = (await wideClient.chat.completions.create(request)).choices[0].message.content;
+    const s = await postStream(`${wide.url}/v1/chat/completions`, {...request, stream: true});
+    const streamed = s.events.filter((e) => e !== "[DONE]").map((e) => e.choices[0]?.delta?.content ?? "").join("");
+    assert.equal(streamed, whole);
+    const object = await wideClient.chat.completions.create({...chat, temperature: 1, seed: 5, max_tokens: 300, response_format: {type: "json_object"}});
+    const text = object.choices[0].message.content;
+    if (object.choices[0].finish_reason === "stop") assert.equal(typeof JSON.parse(text), "object");
+    else assert.match(text, /^\s*\{/);  // cut at max_tokens: still an object's beginning
+});
+
+const weather = {
+    type: "function",
+    function: {
+        name: "get_weather",
+        description: "The current weather in a city",
+        parameters: {type: "object", properties: {city: {type: "string", maxLength: 16}, unit: {enum: ["c", "f"]}},
+                     required: ["city", "unit"], additionalProperties: false},
+    },
+};
+const add = {
+    type: "function",
+    function: {
+        name: "add",
+        description: "Add two integers",
+        parameters: {type: "object", properties: {a: {type: "integer", minimum: -99, maximum: 99}, b: {type: "integer", minimum: -99, maximum: 99}},
+                     required: ["a", "b"], additionalProperties: false},
+    },
+};
+const tools = [weather, add];
+const toolChat = {model: "tiny-qwen3", messages: [{role: "user", content: "What is the weather in Oslo?"}], tools, max_tokens: 800};
+
+// Every call names one of the tools and its arguments parse as JSON valid under its parameters.
+function checkCalls(message, names) {
+    assert.ok(message.tool_calls?.length > 0, JSON.stringify(message));
+    for (const call of message.tool_calls) {
+        assert.match(call.id, /^call_/);
+        assert.equal(call.type, "function");
+        assert.ok(names.includes(call.function.name), call.function.name);
+        assert.equal(typeof call.function.arguments, "string");
+        const tool = tools.find((t) => t.function.name === call.function.name);
+        validator(tool.function.parameters)(JSON.parse(call.function.arguments));
+    }
+    assert.equal(new Set(message.tool_calls.map((c) => c.id)).size, message.tool_calls.length);
+}
+
+test("tool_choice required and a named function: the call is made, its arguments valid; finish_reason tool_calls", async () => {
+    for (const seed of [1, 2]) {
+        const r = await wideClient.chat.completions.create({...toolChat, tool_choice: "required", parallel_tool_calls: false, temperature: 1, seed});
+        assert.equal(r.choices[0].finish_reason, "tool_calls");
+        assert.equal(r.choices[0].message.content, null);
+        assert.equal(r.choices[0].message.tool_calls.length, 1);
+        checkCalls(r.choices[0].message, ["get_weather", "add"]);
+    }
+    const named = await wideClient.chat.completions.create({...toolChat, tool_choice: {type: "function", function: {name: "add"}}, temperature: 0});
+    assert.equal(named.choices[0].finish_reason, "tool_calls");
+    checkCalls(named.choices[0].message, ["add"]);
+    const parallel = await wideClient.chat.completions.create({...toolChat, tool_choice: "required", temperature: 1, seed: 3});
+    checkCalls(parallel.choices[0].message, ["get_weather", "add"]);
+    assert.ok(parallel.choices[0].message.tool_calls.length <= 8);
+});
+
+test("tool round trip: the call and its result go back through the template; none makes no call", async () => {
+    const first = await wideClient.chat.completions.create({...toolChat, tool_choice: {type: "function", function: {name: "get_weather"}}, temperature: 0});
+    const call = first.choices[0].message.tool_calls[0];
+    const messages = [...toolChat.messages, first.choices[0].message,
+                      {role: "tool", tool_call_id: call.id, content: JSON.stringify({temperature: 3, sky: "rain"})}];
+    // The same turn without the call and its result: with tools (first) and without (none).
+    const withoutTools = await wideClient.chat.completions.create({...toolChat, tool_choice: "none", max_tokens: 1});
+    const before = {none: withoutTools.usage.prompt_tokens, auto: first.usage.prompt_tokens};
+    for (const tool_choice of ["none", "auto"]) {
+        const r = await wideClient.chat.completions.create({...toolChat, messages, tool_choice, max_tokens: 16, temperature: 0});
+        assert.ok(r.usage.prompt_tokens > before[tool_choice] + 10, tool_choice);  // the call and its result are in the prompt
+        assert.ok(["stop", "length", "tool_calls"].includes(r.choices[0].finish_reason));
+        if (tool_choice === "none") assert.equal(r.choices[0].message.tool_calls, undefined);
+        assert.doesNotMatch(r.choices[0].message.content ?? "", /<tool_call>/);  // call text never leaks into content
+    }
+    const again = await wideClient.chat.completions.create({...toolChat, messages, tool_choice: "required", temperature: 0});
+    checkCalls(again.choices[0].message, ["get_weather", "add"]);
+});
+
+test("streamed tool_calls deltas (with index) reassemble to the non-streamed call; the client's .stream() helper agrees", async () => {
+    const request = {...toolChat, tool_choice: "required", temperature: 0};
+    const whole = (await wideClient.chat.completions.create(request)).choices[0].message;
+    const s = await postStream(`${wide.url}/v1/chat/completions`, {...request, stream: true});
+    assert.equal(s.events.at(-1), "[DONE]");
+    const chunks = s.events.slice(0, -1);
+    const calls = [];
+    let content = "";
+    for (const chunk of chunks) {
+        const delta = chunk.choices[0].delta;
+        content += delta.content ?? "";
+        for (const d of delta.tool_calls ?? []) {
+            assert.equal(typeof d.index, "number");
+            if (d.id) calls[d.index] = {id: d.id, type: d.type, function: {name: d.function.name, arguments: ""}};
+            calls[d.index].function.arguments += d.function.arguments ?? "";
+        }
+    }
+    assert.equal(content, "");
+    assert.deepEqual(chunks.map((c) => c.choices[0].finish_reason).filter((f) => f !== null), ["tool_calls"]);
+    const strip = (list) => list.map((c) => ({type: c.type, function: c.function}));  // ids are fresh per request
+    assert.deepEqual(strip(calls), strip(whole.tool_calls));
+    const final = await wideClient.chat.completions.stream(request).finalChatCompletion();
+    assert.deepEqual(strip(final.choices[0].message.tool_calls), strip(whole.tool_calls));
+    assert.equal(final.choices[0].finish_reason, "tool_calls");
+});
+
+test("bad tools and tool_choice: 400 naming the field", async () => {
+    await assert.rejects(wideClient.chat.completions.create({...toolChat, tool_choice: {type: "function", function: {name: "nope"}}}),
+        (e) => e instanceof OpenAI.BadRequestError && e.param === "tool_choice.function.name");
+    await assert.rejects(wideClient.chat.completions.create({...toolChat, tools: [{type: "function", function: {name: "f", parameters: {type: "object", properties: {x: {type: "thing"}}}}}], tool_choice: "required"}),
+        (e) => e instanceof OpenAI.BadRequestError && e.param.startsWith("tools[0].function.parameters"));
+    await assert.rejects(wideClient.chat.completions.create({...chat, messages: [{role: "tool", content: "3"}]}),
+        (e) => e instanceof OpenAI.BadRequestError && e.param === "messages[0].tool_call_id");
+});
+
+test("no model argument: the bundled chat model, whose greedy answer equals llama.cpp's (committed golden)", async () => {
+    const bundled = JSON.parse(readFileSync(path.join(data, "bundled_chat_golden.json"), "utf8"));
+    const served = await startServer(forge, null, ["--parallel", "1", "--kv-type", "f32", "--threads", "2"]);
+    try {
+        const c = new OpenAI({baseURL: `${served.url}/v1`, apiKey: "unused", maxRetries: 0});
+        assert.deepEqual((await c.models.list()).data.map((m) => m.id), ["forge-chat.gguf"]);
+        const {question, answer} = bundled.answers[0];
+        const r = await c.chat.completions.create({model: "forge-chat", messages: [{role: "user", content: question}],
+                                                   temperature: 0, max_tokens: bundled.max_tokens});
+        assert.equal(r.choices[0].message.content, answer);
+    } finally {
+        await served.stop();
     }
 });
