@@ -34,7 +34,7 @@ std::string byte_text(const ByteSet& set) {
     for (int b = 0; b < 256; ++b) {
         if (set.contains(static_cast<std::uint8_t>(b))) ++count, single = b;
     }
-    if (count == 1) return "\"" + printable(single) + "\"";
+    if (count == 1) return fmt::format("\"{}\"", printable(single));
     std::string text = "[";
     for (int b = 0; b < 256;) {
         if (!set.contains(static_cast<std::uint8_t>(b))) {
@@ -44,7 +44,10 @@ std::string byte_text(const ByteSet& set) {
         int last = b;
         while (last + 1 < 256 && set.contains(static_cast<std::uint8_t>(last + 1))) ++last;
         text += printable(b);
-        if (last > b) text += "-" + printable(last);
+        if (last > b) {
+            text += '-';
+            text += printable(last);
+        }
         b = last + 1;
     }
     return text + "]";
