@@ -30,7 +30,10 @@ for backend in "${backends[@]}"; do
     fi
     echo "=== backend: $backend ($build ${options[*]})"
     if [[ -d "$build" ]]; then
-        meson setup --reconfigure "$build" "${options[@]}" >/dev/null
+        # Store the options first, then regenerate: meson 1.0's `setup --reconfigure -D...` writes
+        # build.ninja with the options stored before it, so a change of b_sanitize (SANITIZE=1
+        # after a plain run, or back) would take effect only one run later.
+        meson configure "$build" "${options[@]}" >/dev/null && meson setup --reconfigure "$build" >/dev/null
     else
         meson setup "$build" "${options[@]}" >/dev/null
     fi || { build_failures=$((build_failures + 1)); continue; }
