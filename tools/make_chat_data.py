@@ -6,6 +6,9 @@
 Writes (never commit these: chat-data/ is git-ignored):
     OUT/train.jsonl            training conversations, shuffled
     OUT/val.jsonl              held-out conversations of every kind (SFT's validation loss)
+    OUT/drill.jsonl            the last SFT round's data: every training conversation of the
+                               skills with one exact answer (arithmetic, spelling) and a
+                               sample of the other kinds, so the round does not erase them
     OUT/eval/KIND.jsonl        held-out conversations per kind, for tools/eval_chat.py
     OUT/PROVENANCE.md          sources, package versions, counts
 
@@ -33,6 +36,8 @@ import re
 import subprocess
 
 HELD_OUT_PERCENT = 10  # of each kind's items
+DRILLED_KINDS = ("arithmetic", "spelling")
+DRILL_OTHERS = 4000  # conversations of the other kinds kept in the drill set
 
 
 def held_out(kind, item):
@@ -229,6 +234,17 @@ def write_jsonl(path, rows):
     os.replace(path + ".tmp", path)
 
 
+def drill_set(train, seed):
+    """The exact-answer skills in full plus a sample of the rest, shuffled. Its own random
+    stream, so train.jsonl and val.jsonl are the same with or without it."""
+    rng = random.Random(seed + 1)
+    drilled = [r for r in train if r["kind"] in DRILLED_KINDS]
+    others = [r for r in train if r["kind"] not in DRILLED_KINDS]
+    rows = drilled + rng.sample(others, min(DRILL_OTHERS, len(others)))
+    rng.shuffle(rows)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default="corpus", help="tools/get_corpus.sh's folder")
@@ -262,6 +278,7 @@ def main():
     random.shuffle(train)
     write_jsonl(os.path.join(args.out, "train.jsonl"), train)
     write_jsonl(os.path.join(args.out, "val.jsonl"), val)
+    write_jsonl(os.path.join(args.out, "drill.jsonl"), drill_set(train, args.seed))
     with open(os.path.join(args.out, "PROVENANCE.md"), "w", encoding="utf-8") as f:
         f.write("# Chat data provenance (tools/make_chat_data.py)\n\n")
         f.write(f"- WordNet: Debian wordnet-base {package_version('wordnet-base')} (/usr/share/wordnet, WordNet licence)\n")
@@ -274,6 +291,8 @@ def main():
     for kind, n_train, n_eval in summary:
         print(f"{kind}: {n_train} training conversations, {n_eval} held out")
     print(f"wrote {len(train)} training and {len(val)} validation conversations to {args.out}")
+    print(f"drill set: {sum(1 for r in train if r['kind'] in DRILLED_KINDS)} conversations of "
+          f"{', '.join(DRILLED_KINDS)} and {DRILL_OTHERS} of the other kinds")
 
 
 if __name__ == "__main__":

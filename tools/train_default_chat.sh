@@ -7,7 +7,7 @@
 #
 # Environment: FORGE (default build/app/forge), THREADS (default 2), INSTALL=0 to leave the
 # committed model alone (the result stays in WORK_DIR/forge-chat.gguf).
-# On the shared 2-core dev machine it took about an hour (see models/llm/bundled/MODEL_CARD.md).
+# On the shared 2-core dev machine it took about 75 minutes (see models/llm/bundled/MODEL_CARD.md).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,7 +48,7 @@ stage "tokenizer"
     --eval-tokens 16384 --matrix-lr 0.3 --embedding-lr 3 --unembedding-lr 0.06 --sample-prompt "The meaning of" --json
 stage "pretraining"
 
-# Two rounds of 248 steps of 16 rows of 256 tokens (0.75 epochs each; the second starts from the
+# Two rounds of 218 steps of 16 rows of 256 tokens (0.75 epochs each; the second starts from the
 # first's export with a fresh schedule and another data order).
 "$forge" --threads "$threads" train sft --model "$work/base" --data "$work/chat-data/train.jsonl" \
     --val-data "$work/chat-data/val.jsonl" --out "$work/sft" --epochs 0.75 --batch 16 \
@@ -58,12 +58,20 @@ stage "pretraining"
     --eval-every 50 --checkpoint-every 50 --matrix-lr 0.2 --embedding-lr 2 --unembedding-lr 0.04 --json
 stage "sft"
 
-"$forge" quantize "$work/sft2/model.gguf" "$work/forge-chat.gguf" Q8_0
+# The drill round: two epochs of drill.jsonl (every training conversation of arithmetic and
+# spelling, the skills with one exact answer, plus 4,000 of the other kinds so the round does
+# not erase them): 358 steps of 16 rows of 256 tokens. It took held-out arithmetic from 24% to 95%.
+"$forge" --threads "$threads" train sft --model "$work/sft2" --data "$work/chat-data/drill.jsonl" \
+    --val-data "$work/chat-data/val.jsonl" --out "$work/sft3" --epochs 2 --batch 16 --seed 2 \
+    --eval-every 50 --checkpoint-every 50 --matrix-lr 0.2 --embedding-lr 2 --unembedding-lr 0.04 --json
+stage "drill"
+
+"$forge" quantize "$work/sft3/model.gguf" "$work/forge-chat.gguf" Q8_0
 stage "quantize"
 
 "$python" "$root/tools/eval_chat.py" --forge "$forge" --model "$work/base/model.gguf" --data "$work/chat-data" \
     --limit 100 --json "$work/base.eval.json"
-"$python" "$root/tools/eval_chat.py" --forge "$forge" --model "$work/forge-chat.gguf" --bpb-model "$work/sft2/model.gguf" \
+"$python" "$root/tools/eval_chat.py" --forge "$forge" --model "$work/forge-chat.gguf" --bpb-model "$work/sft3/model.gguf" \
     --data "$work/chat-data" --limit 100 --json "$work/sft.eval.json"
 stage "evaluation"
 
