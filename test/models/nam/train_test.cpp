@@ -100,8 +100,9 @@ TEST(NamTrain, CaptureSignalIsRecognizedAndLatencyCalibrated) {
 // windows of 8192 outputs give too few Adam steps on 12 s of training audio; windows of 1024
 // give 8x the steps for about 3x the compute (each also carries the 4093-sample receptive
 // field). Two epochs (~290 steps) passed for seed 0 only (0.046; seed 1: 0.135); twelve epochs
-// with the rate decayed 0.85 per epoch pass for seeds 0-4 (0.032-0.046), about 20 s of CPU
-// in the simd build (docs/NAM.md, Training, Measured).
+// with the rate decayed 0.85 per epoch pass for seeds 0-4: 0.031-0.039 with the init from
+// nn::ParameterSet (0.032-0.046 with the earlier splitmix64 stream), about 20 s of CPU in the
+// simd build (docs/NAM.md, Training, Measured).
 TEST(NamTrain, SimulatedProfileNanoReachesUsableEsr) {
     const std::vector<float> di = capture_signal(CaptureSize::Short);
     const CaptureLayout layout = recognize_capture(di, 48000);
