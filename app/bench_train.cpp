@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -147,10 +148,20 @@ void add_bench_train_command(CLI::App& bench, CommandTable& commands) {
     CLI::App* train = bench.add_subcommand("train", "Time a training step of an MLP, a transformer block and a GPT");
     auto json = std::make_shared<bool>(false);
     auto reps = std::make_shared<int>(9);
+    auto only = std::make_shared<std::vector<std::string>>();
     train->add_flag("--json", *json, "Print one JSON object instead of a table");
     train->add_option("--reps", *reps, "Measured repetitions after the warm-up (default 9)")->check(CLI::Range(1, 1000));
-    commands.add(train, [json, reps] {
-        print({bench_mlp(*reps), bench_block(*reps), bench_gpt(*reps)}, *json);
+    train->add_option("--only", *only, "Time only these models (mlp, transformer_block, gpt)")
+        ->check(CLI::IsMember({"mlp", "transformer_block", "gpt"}));
+    commands.add(train, [json, reps, only] {
+        const auto wanted = [&](const std::string& name) {
+            return only->empty() || std::find(only->begin(), only->end(), name) != only->end();
+        };
+        std::vector<Result> results;
+        if (wanted("mlp")) results.push_back(bench_mlp(*reps));
+        if (wanted("transformer_block")) results.push_back(bench_block(*reps));
+        if (wanted("gpt")) results.push_back(bench_gpt(*reps));
+        print(results, *json);
         return 0;
     });
 }

@@ -1,19 +1,30 @@
 #!/usr/bin/python3
-"""Time the training steps of `forge bench train` in PyTorch (CPU, eager) and print the ratio.
+"""Time the training steps of `forge bench train` in PyTorch (CPU, eager), A/B alternating, and print the ratio.
 
-Runs `forge bench train --json` with the given thread count, then the same shapes, ops and
-optimizer in PyTorch with torch.set_num_threads(threads), and prints one line per model:
-forge ms, torch ms, and torch/forge (> 1 means forge is faster).
+Each round runs `forge bench train --json --only MODEL... --reps STEPS` (forge's median step of
+STEPS after a warm-up) and then the same shapes, ops and optimizer in PyTorch with
+torch.set_num_threads(threads) (the median of STEPS steps), so both see the same machine state
+however loaded it is. It prints one line per round, then per model the median forge and torch
+step, and the ratio torch ms / forge ms of each round (above 1: forge is faster; for the GPT it
+is forge tokens/s over torch tokens/s), as median [min-max] over the rounds.
 
-  /usr/bin/python3 tools/bench_train_torch.py --forge build/app/forge --threads 2
+  /usr/bin/python3 tools/bench_train_torch.py --forge build/app/forge --threads 2 --models gpt --rounds 5 --steps 3
+  /usr/bin/python3 tools/bench_train_torch.py --forge build/app/forge --threads 2     # all three models
 
 tools/bench_paired.py train imports the step definitions below and runs forge and PyTorch
 alternately, writing a benchmark record.
 
 PyTorch's speed depends on the BLAS Debian's python3-torch loads through the libblas.so.3
-alternative: with only the reference BLAS (libblas3) a 512x384x8192 matmul runs at under
-1 GFLOP/s and the GPT step takes minutes; install OpenBLAS first (apt-get install
-libopenblas0-pthread). The script says which one it found.
+alternative (torch.__config__.show() says only BLAS_INFO=generic): with only the reference BLAS
+(libblas3) a 512x384x8192 matmul runs at under 1 GFLOP/s and the GPT step takes minutes;
+install OpenBLAS first (apt-get install libopenblas0-pthread). The script prints the BLAS
+library this process really mapped, and pins OpenBLAS's own thread pool (which
+torch.set_num_threads does not reach) to --threads through OPENBLAS_NUM_THREADS.
+
+OMP_WAIT_POLICY is PASSIVE unless set: torch's OpenMP workers otherwise spin between parallel
+regions, which on a loaded machine (load average ~15 on 2 cores) made a 512x1024 element-wise
+mul take 21.7 ms at 2 threads instead of 1.6 ms (1 thread: 1.9 ms) and the GPT step ~120 s.
+On a quiet machine run it also with OMP_WAIT_POLICY=ACTIVE and keep torch's better number.
 
 The shapes must match app/bench_train.cpp (MlpShape, BlockShape, GptShape); the GPT and its
 optimizer step come from torch_gpt.py (the same model as models/gpt).
@@ -22,7 +33,9 @@ import argparse
 import json
 import math
 import os
+import statistics
 import subprocess
+import sys
 import time
 
 import torch
@@ -33,8 +46,9 @@ import torch_gpt
 REPS = 9
 
 
-def median_ms(step, reps=REPS):
-    step()  # warm-up
+def median_ms(step, reps=REPS, warm_up=True):
+    if warm_up:
+        step()
     times = []
     for _ in range(reps):
         start = time.perf_counter()
@@ -126,31 +140,79 @@ def gpt_step():
     return step
 
 
+STEPS = {"mlp": mlp_step, "transformer_block": block_step, "gpt": gpt_step}
+
+
 def blas_in_use():
-    return os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
+    """The BLAS and LAPACK libraries this process has mapped (after torch ran a matmul)."""
+    with open("/proc/self/maps") as maps:
+        return sorted({line.split()[-1] for line in maps if "blas" in line or "lapack" in line})
+
+
+def load_average():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def forge_round(args, models):
+    """forge's median step (ms) of each model, from one `forge bench train` process."""
+    command = [args.forge, "--threads", str(args.threads), "bench", "train", "--json", "--reps", str(args.steps)]
+    for name in models:
+        command += ["--only", name]
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return {r["name"]: r["ms"] for r in json.loads(out)["results"]}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--forge", default="build/app/forge", help="path to the forge executable")
-    parser.add_argument("--threads", type=int, default=torch.get_num_threads())
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--models", default="mlp,transformer_block,gpt", help="comma-separated (default: all three)")
+    parser.add_argument("--rounds", type=int, default=3, help="A/B rounds, forge then torch (default 3)")
+    parser.add_argument("--steps", type=int, default=5, help="timed steps per model and round, median taken (default 5)")
     args = parser.parse_args()
+    models = args.models.split(",")
+    for name in models:
+        if name not in STEPS:
+            parser.error(f"--models: unknown model '{name}' (expected {', '.join(STEPS)})")
+    if args.rounds < 1 or args.steps < 1:
+        parser.error("--rounds and --steps must be at least 1")
+    # Both are read once, when the libraries load: re-run this script with them set.
+    env = {"OPENBLAS_NUM_THREADS": str(args.threads), "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
+    if any(os.environ.get(k) != v for k, v in env.items()):
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **env})
 
-    out = subprocess.run([args.forge, "--threads", str(args.threads), "bench", "train", "--json"], check=True,
-                         capture_output=True, text=True).stdout
-    forge = {r["name"]: r["ms"] for r in json.loads(out)["results"]}
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    theirs = {"mlp": median_ms(mlp_step()), "transformer_block": median_ms(block_step()), "gpt": median_ms(gpt_step())}
-    blas = blas_in_use()
-    print(f"threads {args.threads}, torch {torch.__version__}, BLAS {blas}")
-    if "openblas" not in blas:
+    steps = {name: STEPS[name]() for name in models}
+    for step in steps.values():
+        step()  # warm-up, once for all rounds
+    print(f"threads {args.threads}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+          f"OPENBLAS_NUM_THREADS {os.environ['OPENBLAS_NUM_THREADS']}, OMP_WAIT_POLICY {os.environ['OMP_WAIT_POLICY']}, "
+          f"BLAS {' '.join(blas_in_use())}")
+    if not any("openblas" in lib for lib in blas_in_use()):
         print("warning: torch runs on the reference BLAS here; install libopenblas0-pthread for a fair comparison")
-    print(f"{'model':<18} {'forge ms':>9} {'torch ms':>9} {'torch/forge':>12}")
-    for name, ms in theirs.items():
-        print(f"{name:<18} {forge[name]:>9.3f} {ms:>9.3f} {ms / forge[name]:>12.2f}")
-    tokens = GPT_SHAPE["batch"] * GPT_SHAPE["seq"]
-    print(f"gpt tokens/s: forge {tokens / forge['gpt'] * 1e3:.0f}, torch {tokens / theirs['gpt'] * 1e3:.0f}")
+    print(f"load average before: {load_average()}")
+    forge_ms, torch_ms = {n: [] for n in models}, {n: [] for n in models}
+    for r in range(1, args.rounds + 1):
+        ours = forge_round(args, models)
+        theirs = {name: median_ms(step, args.steps, warm_up=False) for name, step in steps.items()}
+        for name in models:
+            forge_ms[name].append(ours[name])
+            torch_ms[name].append(theirs[name])
+        print(f"round {r}/{args.rounds}: " + ", ".join(
+            f"{n} forge {ours[n]:.1f} ms torch {theirs[n]:.1f} ms" for n in models) + f" (load {load_average()})",
+            flush=True)
+    print(f"load average after: {load_average()}")
+    print(f"{'model':<18} {'forge ms':>9} {'torch ms':>9} {'torch/forge per round: median [min-max]':>42}")
+    for name in models:
+        ratios = [t / f for f, t in zip(forge_ms[name], torch_ms[name])]
+        print(f"{name:<18} {statistics.median(forge_ms[name]):>9.1f} {statistics.median(torch_ms[name]):>9.1f} "
+              f"{statistics.median(ratios):>30.2f} [{min(ratios):.2f}-{max(ratios):.2f}]")
+    if "gpt" in models:
+        tokens = GPT_SHAPE["batch"] * GPT_SHAPE["seq"]
+        print(f"gpt tokens/s (median step): forge {tokens / statistics.median(forge_ms['gpt']) * 1e3:.0f}, "
+              f"torch {tokens / statistics.median(torch_ms['gpt']) * 1e3:.0f}")
 
 
 if __name__ == "__main__":

@@ -2,9 +2,8 @@
 
 #include "core/autograd/ag.h"
 #include "core/error.h"
-#include "models/nam/train/param_init.h"
 
-#include <cmath>
+#include <fmt/format.h>
 
 namespace forge::nam::train {
 namespace {
@@ -18,17 +17,16 @@ std::vector<float> values_of(const Tensor& t) { return t.contiguous().to_vector(
 
 }  // namespace
 
-TrainableLstm::TrainableLstm(LstmSpec spec, std::uint64_t seed) : spec_(spec), rng_state_(seed) {
+TrainableLstm::TrainableLstm(LstmSpec spec, std::uint64_t seed) : TrainableModel(seed), spec_(spec) {
     check(spec_.num_layers > 0 && spec_.hidden_size > 0, "an LSTM needs at least one layer of positive size");
     const std::int64_t h = spec_.hidden_size;
-    const double bound = 1.0 / std::sqrt(static_cast<double>(h));  // nn.LSTM: every parameter U(±1/sqrt(H))
     for (int l = 0; l < spec_.num_layers; ++l) {
         const std::int64_t input = l == 0 ? 1 : h;
         Layer layer;
-        layer.w_ih = make_param({4 * h, input}, bound);
-        layer.w_hh = make_param({4 * h, h}, bound);
-        layer.b_ih = make_param({4 * h}, bound);
-        layer.b_hh = make_param({4 * h}, bound);
+        layer.w_ih = make_param(fmt::format("core.weight_ih_l{}", l), {4 * h, input});
+        layer.w_hh = make_param(fmt::format("core.weight_hh_l{}", l), {4 * h, h});
+        layer.b_ih = make_param(fmt::format("core.bias_ih_l{}", l), {4 * h});
+        layer.b_hh = make_param(fmt::format("core.bias_hh_l{}", l), {4 * h});
         for (const Tensor& b : {layer.b_ih, layer.b_hh}) {
             float* values = b.data<float>();
             for (std::int64_t k = 0; k < h; ++k) {
@@ -38,19 +36,15 @@ TrainableLstm::TrainableLstm(LstmSpec spec, std::uint64_t seed) : spec_(spec), r
         }
         layers_.push_back(layer);
     }
-    initial_hidden_ = ag::requires_grad(Tensor::zeros({spec_.num_layers, h}));
-    initial_cell_ = ag::requires_grad(Tensor::zeros({spec_.num_layers, h}));
-    params_.push_back(initial_hidden_);
-    params_.push_back(initial_cell_);
-    head_w_ = make_param({1, h}, bound);  // nn.Linear(H, 1): U(±1/sqrt(fan_in))
-    head_b_ = make_param({1}, bound);
+    initial_hidden_ = params_.add("initial_hidden", Shape{spec_.num_layers, h}, nn::Init::zeros());
+    initial_cell_ = params_.add("initial_cell", Shape{spec_.num_layers, h}, nn::Init::zeros());
+    head_w_ = make_param("head.weight", {1, h});  // nn.Linear(H, 1): U(±1/sqrt(fan_in)), fan_in = H
+    head_b_ = make_param("head.bias", {1});
 }
 
-Tensor TrainableLstm::make_param(const Shape& shape, double bound) {
-    const std::vector<float> values = uniform_init(static_cast<std::size_t>(shape.product()), bound, rng_state_);
-    Tensor p = ag::requires_grad(Tensor::from(std::span<const float>(values), shape));
-    params_.push_back(p);
-    return p;
+// nn.LSTM draws every parameter from U(±1/sqrt(H)); the head's fan-in is H too.
+Tensor TrainableLstm::make_param(const std::string& name, const Shape& shape) {
+    return params_.add(name, shape, nn::Init::fan_in_uniform(spec_.hidden_size));
 }
 
 std::pair<Tensor, Tensor> TrainableLstm::cell_weights(const Layer& layer) const {

@@ -3,7 +3,8 @@
 // NeuralAmpModelerCore's LSTM weight order, so the engine (models/nam/lstm.h) plays what was
 // trained.
 //
-// - Parameters as PyTorch's nn.LSTM: W_ih, W_hh, b_ih, b_hh per layer, U(±1/sqrt(H)), then the
+// - Parameters as PyTorch's nn.LSTM (and named as the reference's modules: "core.weight_ih_l0",
+//   ..., "initial_hidden", "initial_cell", "head.weight"): W_ih, W_hh, b_ih, b_hh per layer, U(±1/sqrt(H)), then the
 //   reference's "up the remembering": input-gate biases -2 and forget-gate biases +2 (each of
 //   b_ih and b_hh); a learned initial hidden and cell state per layer (zeros); the head
 //   nn.Linear(H, 1).
@@ -19,6 +20,7 @@
 #include "models/nam/train/trainable_model.h"
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -32,7 +34,6 @@ public:
     // Inference from the learned initial state: x [B, T] -> [B, T].
     Tensor forward(const Tensor& x) const override;
     Tensor forward_train(const Tensor& x) const override;
-    const std::vector<Tensor>& parameters() const override { return params_; }
     NamFile to_nam_file(double sample_rate) const override;
 
     // Per layer (h, c), each [B, H].
@@ -49,7 +50,7 @@ private:
     struct Layer {
         Tensor w_ih, w_hh, b_ih, b_hh;
     };
-    Tensor make_param(const Shape& shape, double bound);
+    Tensor make_param(const std::string& name, const Shape& shape);
     // Core's cell weights: W = [W_ih | W_hh], b = b_ih + b_hh (differentiable).
     std::pair<Tensor, Tensor> cell_weights(const Layer& layer) const;
     // All layers over one span of time: features [B, T, H] of the last layer; state updated.
@@ -59,8 +60,6 @@ private:
     LstmSpec spec_;
     std::vector<Layer> layers_;
     Tensor initial_hidden_, initial_cell_, head_w_, head_b_;
-    std::vector<Tensor> params_;
-    std::uint64_t rng_state_;
 };
 
 }  // namespace forge::nam::train

@@ -2,10 +2,8 @@
 
 #include "core/autograd/ag.h"
 #include "core/error.h"
-#include "models/nam/train/param_init.h"
 
-#include <cmath>
-#include <cstring>
+#include <fmt/format.h>
 
 namespace forge::nam::train {
 namespace {
@@ -20,33 +18,37 @@ Tensor last(const Tensor& x, std::int64_t length) { return ag::narrow(x, 2, x.si
 
 }  // namespace
 
-TrainableWaveNet::TrainableWaveNet(WaveNetSpec spec, std::uint64_t seed) : spec_(std::move(spec)), rng_state_(seed) {
+// Parameter names follow the reference trainer's modules (nam/models/wavenet/: _LayerArray's
+// _rechannel, _layers[i]._conv, _input_mixer, _1x1, and _head_rechannel).
+TrainableWaveNet::TrainableWaveNet(WaveNetSpec spec, std::uint64_t seed)
+    : TrainableModel(seed), spec_(std::move(spec)) {
     check(!spec_.arrays.empty(), "a WaveNet needs at least one layer array");
-    for (const LayerArraySpec& a : spec_.arrays) {
+    for (std::size_t i = 0; i < spec_.arrays.size(); ++i) {
+        const LayerArraySpec& a = spec_.arrays[i];
+        const std::string prefix = fmt::format("layer_arrays.{}.", i);
+        const long conv_fan_in = static_cast<long>(a.channels) * a.kernel_size;
         Array array;
-        array.rechannel_w = make_param({a.channels, a.input_size, 1}, a.input_size);
-        for (int d : a.dilations) {
+        array.rechannel_w = make_param(prefix + "rechannel.weight", {a.channels, a.input_size, 1}, a.input_size);
+        for (std::size_t l = 0; l < a.dilations.size(); ++l) {
+            const std::string layer_prefix = fmt::format("{}layers.{}.", prefix, l);
             Layer layer;
-            layer.dilation = d;
-            layer.conv_w = make_param({a.channels, a.channels, a.kernel_size}, static_cast<long>(a.channels) * a.kernel_size);
-            layer.conv_b = make_param({a.channels}, static_cast<long>(a.channels) * a.kernel_size);
-            layer.mixin_w = make_param({a.channels, a.condition_size, 1}, a.condition_size);
-            layer.layer1x1_w = make_param({a.channels, a.channels, 1}, a.channels);
-            layer.layer1x1_b = make_param({a.channels}, a.channels);
+            layer.dilation = a.dilations[l];
+            layer.conv_w = make_param(layer_prefix + "conv.weight", {a.channels, a.channels, a.kernel_size}, conv_fan_in);
+            layer.conv_b = make_param(layer_prefix + "conv.bias", {a.channels}, conv_fan_in);
+            layer.mixin_w = make_param(layer_prefix + "input_mixer.weight", {a.channels, a.condition_size, 1},
+                                       a.condition_size);
+            layer.layer1x1_w = make_param(layer_prefix + "layer1x1.weight", {a.channels, a.channels, 1}, a.channels);
+            layer.layer1x1_b = make_param(layer_prefix + "layer1x1.bias", {a.channels}, a.channels);
             array.layers.push_back(std::move(layer));
         }
-        array.head_w = make_param({a.head_size, a.channels, 1}, a.channels);
-        if (a.head_bias) array.head_b = make_param({a.head_size}, a.channels);
+        array.head_w = make_param(prefix + "head_rechannel.weight", {a.head_size, a.channels, 1}, a.channels);
+        if (a.head_bias) array.head_b = make_param(prefix + "head_rechannel.bias", {a.head_size}, a.channels);
         arrays_.push_back(std::move(array));
     }
 }
 
-Tensor TrainableWaveNet::make_param(const Shape& shape, long fan_in) {
-    const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-    const std::vector<float> values = uniform_init(static_cast<std::size_t>(shape.product()), bound, rng_state_);
-    Tensor p = ag::requires_grad(Tensor::from(std::span<const float>(values), shape));
-    params_.push_back(p);
-    return p;
+Tensor TrainableWaveNet::make_param(const std::string& name, const Shape& shape, long fan_in) {
+    return params_.add(name, shape, nn::Init::fan_in_uniform(fan_in));
 }
 
 // One layer array (reference: _LayerArray.forward): rechannel, then each layer's
@@ -80,25 +82,13 @@ Tensor TrainableWaveNet::forward(const Tensor& x) const {
 
 std::vector<float> TrainableWaveNet::nam_weights() const {
     std::vector<float> out;
-    for (const Tensor& p : params_) {
-        const Tensor c = p.contiguous();
+    for (const nn::Parameter& p : params_.all()) {
+        const Tensor c = p.value.contiguous();
         const auto values = c.span<float>();
         out.insert(out.end(), values.begin(), values.end());
     }
     out.push_back(spec_.head_scale);
     return out;
-}
-
-void TrainableWaveNet::load_nam_weights(std::span<const float> weights) {
-    std::size_t at = 0;
-    for (const Tensor& p : params_) {
-        const auto n = static_cast<std::size_t>(p.numel());
-        check(at + n <= weights.size(), "load_nam_weights: {} weights is too few", weights.size());
-        check(p.is_contiguous(), "load_nam_weights: parameter is not contiguous");
-        std::memcpy(p.span<float>().data(), weights.data() + at, n * sizeof(float));
-        at += n;
-    }
-    check(at + 1 == weights.size(), "load_nam_weights: expected {} weights, got {}", at + 1, weights.size());
 }
 
 NamFile TrainableWaveNet::to_nam_file(double sample_rate) const {

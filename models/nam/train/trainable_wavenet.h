@@ -14,13 +14,15 @@
 #include "models/nam/train/trainable_model.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace forge::nam::train {
 
 class TrainableWaveNet final : public TrainableModel {
 public:
-    // Weights drawn as PyTorch's Conv1d does, U(-1/sqrt(fan_in), 1/sqrt(fan_in)), from `seed`.
+    // Weights drawn as PyTorch's Conv1d does, U(-1/sqrt(fan_in), 1/sqrt(fan_in)), each from
+    // the stream of (seed, its name).
     TrainableWaveNet(WaveNetSpec spec, std::uint64_t seed);
 
     // x [B, T] -> y [B, T - receptive_field() + 1]. Records a graph when grad mode is on.
@@ -29,14 +31,10 @@ public:
     long receptive_field() const override { return spec_.receptive_field(); }
     const WaveNetSpec& spec() const { return spec_; }
 
-    // The autograd leaves, in .nam weight order.
-    const std::vector<Tensor>& parameters() const override { return params_; }
-
-    // The flat .nam weight list (Core's order: per array rechannel, per layer conv weight and
-    // bias, input mixin, layer1x1 weight and bias, then head rechannel; last head_scale).
+    // The flat .nam weight list: the parameters in insertion order, which is Core's (per array
+    // rechannel, per layer conv weight and bias, input mixin, layer1x1 weight and bias, then
+    // head rechannel), and last head_scale.
     std::vector<float> nam_weights() const;
-    // Replace every parameter's values from a nam_weights() list (used to keep the best).
-    void load_nam_weights(std::span<const float> weights);
 
     // A complete .nam document: architecture, config, weights, 48 kHz.
     NamFile to_nam_file(double sample_rate) const override;
@@ -51,13 +49,11 @@ private:
         std::vector<Layer> layers;
     };
 
-    Tensor make_param(const Shape& shape, long fan_in);
+    Tensor make_param(const std::string& name, const Shape& shape, long fan_in);
     Tensor array_forward(const Array& array, const Tensor& condition, Tensor& x, const Tensor& head_in) const;
 
     WaveNetSpec spec_;
     std::vector<Array> arrays_;
-    std::vector<Tensor> params_;
-    std::uint64_t rng_state_;
 };
 
 }  // namespace forge::nam::train

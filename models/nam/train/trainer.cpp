@@ -8,7 +8,6 @@
 #include "models/nam/train/trainable_wavenet.h"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -44,19 +43,11 @@ Tensor unmasked(const Tensor& y, long mask_first) {
     return mask_first > 0 ? ag::narrow(y, 1, mask_first, y.size(1) - mask_first) : y;
 }
 
-// Every parameter's values, to keep the best epoch and put it back at the end.
-std::vector<std::vector<float>> snapshot(const TrainableModel& model) {
-    std::vector<std::vector<float>> values;
-    for (const Tensor& p : model.parameters()) values.push_back(p.contiguous().to_vector());
+// Every parameter's values (a state dict of copies), to keep the best epoch and put it back.
+checkpoint::TensorMap snapshot(const nn::ParameterSet& params) {
+    checkpoint::TensorMap values;
+    for (const auto& [name, value] : params.state_dict()) values[name] = value.clone();
     return values;
-}
-
-void restore(const TrainableModel& model, const std::vector<std::vector<float>>& values) {
-    const std::vector<Tensor>& params = model.parameters();
-    for (std::size_t i = 0; i < params.size(); ++i) {
-        check(params[i].is_contiguous(), "restore: parameter {} is not contiguous", i);
-        std::memcpy(params[i].data<float>(), values[i].data(), values[i].size() * sizeof(float));
-    }
 }
 
 long steps_per_epoch(const TrainableModel& model, const TrainingData& data, const TrainOptions& o) {
@@ -128,13 +119,13 @@ TrainResult train_model(TrainableModel& model, const TrainingData& data, const T
     check(static_cast<long>(data.validation.x.size()) >= model.receptive_field(),
           "the validation segment ({} samples) is shorter than the receptive field {}", data.validation.x.size(),
           model.receptive_field());
-    optim::Adam adam(model.parameters(), {.lr = o.lr});
+    optim::Adam adam(model.parameters().trainable(), {.lr = o.lr});
     const TrainingLoss loss_fn(o.loss);
     std::mt19937_64 rng(o.seed);
 
     TrainResult result;
     result.validation_esr = validation_esr(model, data.validation);
-    std::vector<std::vector<float>> best = snapshot(model);
+    checkpoint::TensorMap best = snapshot(model.parameters());
     for (int epoch = 1; epoch <= o.epochs; ++epoch) {
         const double train_loss = run_epoch(model, adam, data, o, loss_fn, rng, epoch, cb);
         const double esr_now = validation_esr(model, data.validation);
@@ -142,13 +133,13 @@ TrainResult train_model(TrainableModel& model, const TrainingData& data, const T
         if (improved) {
             result.validation_esr = esr_now;
             result.best_epoch = epoch;
-            best = snapshot(model);
+            best = snapshot(model.parameters());
         }
         if (cb.on_epoch) cb.on_epoch({epoch, o.epochs, train_loss, esr_now, result.validation_esr, improved, adam.lr()});
         if (o.schedule == LrSchedule::Exponential)
             adam.set_lr(adam.lr() * (1.0f - o.lr_decay));  // torch's ExponentialLR, stepped per epoch
     }
-    restore(model, best);
+    model.parameters().load_state_dict(best, "the best epoch's weights");
     result.model = model.to_nam_file(o.sample_rate);
     result.model.metadata.validation_esr = result.validation_esr;
     return result;

@@ -30,7 +30,7 @@ Tensor row_of(const std::vector<float>& x) {
 void expect_export_parity(Preset preset) {
     TrainableLstm model(lstm_preset(preset), 3);
     const std::vector<float> x = chirp(6000);
-    optim::Adam adam(model.parameters(), {.lr = 0.01f});
+    optim::Adam adam(model.parameters().trainable(), {.lr = 0.01f});
     for (int step = 0; step < 3; ++step) {
         ag::backward(ag::mse(model.forward_train(row_of(x)), row_of(std::vector<float>(x.size(), 0.1f))));
         adam.step();
@@ -59,6 +59,23 @@ void expect_export_parity(Preset preset) {
     EXPECT_LT(worst / peak, 1e-5) << preset_name(preset);
 }
 
+// nn.LSTM's names per layer, the learned initial state at zero, and the reference's gate-bias
+// shift on top of U(±1/sqrt(H)): input gate -2, forget gate +2.
+TEST(NamTrainLstm, ParametersAreNamedAndShifted) {
+    const TrainableLstm model(lstm_preset(Preset::Lite), 2);  // two layers of 8
+    const nn::ParameterSet& params = model.parameters();
+    EXPECT_EQ(params.at("core.weight_ih_l1").shape(), (Shape{32, 8}));
+    EXPECT_EQ(params.at("head.weight").shape(), (Shape{1, 8}));
+    for (float v : params.at("initial_cell").to_vector()) EXPECT_EQ(v, 0.0f);
+    const float bound = 1.0f / std::sqrt(8.0f);
+    const std::vector<float> bias = params.at("core.bias_hh_l0").to_vector();
+    for (std::size_t k = 0; k < 8; ++k) {
+        EXPECT_LE(std::abs(bias[k] + 2.0f), bound) << k;      // input gate
+        EXPECT_LE(std::abs(bias[8 + k] - 2.0f), bound) << k;  // forget gate
+        EXPECT_LE(std::abs(bias[16 + k]), bound) << k;        // cell gate: unshifted
+    }
+}
+
 TEST(NamTrainLstm, ExportMatchesEngineNano) { expect_export_parity(Preset::Nano); }
 TEST(NamTrainLstm, ExportMatchesEngineLiteTwoLayers) { expect_export_parity(Preset::Lite); }
 
@@ -80,7 +97,7 @@ TEST(NamTrainLstm, TrainingPassMatchesInference) {
     for (std::size_t i = 0; i < trained.size(); ++i) EXPECT_NEAR(trained[i], inferred[i], 1e-6f) << i;
 
     ag::backward(ag::sum_all(ag::narrow(model.forward_train(row_of(x)), 1, 100, 200)));
-    const Tensor initial_hidden = model.parameters()[4];  // after W_ih, W_hh, b_ih, b_hh
+    const Tensor initial_hidden = model.parameters().at("initial_hidden");
     ASSERT_EQ(initial_hidden.shape(), (Shape{1, spec.hidden_size}));
     const Tensor g = ag::grad(initial_hidden);
     ASSERT_TRUE(g.defined());

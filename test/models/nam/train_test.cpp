@@ -34,7 +34,7 @@ void expect_export_parity(Preset preset) {
     const long rf = model.receptive_field(), n = rf + 3000;
     const std::vector<float> x = chirp(static_cast<std::size_t>(n));
     const Tensor input = Tensor::from(std::span<const float>(x), {1, n});
-    optim::Adam adam(model.parameters(), {.lr = 0.004f});
+    optim::Adam adam(model.parameters().trainable(), {.lr = 0.004f});
     for (int step = 0; step < 3; ++step) {
         ag::backward(ag::mse(model.forward(input), Tensor::zeros({1, n - rf + 1})));
         adam.step();
@@ -61,6 +61,27 @@ TEST(NamTrain, ExportMatchesEngineNano) { expect_export_parity(Preset::Nano); }
 TEST(NamTrain, ExportMatchesEngineFeather) { expect_export_parity(Preset::Feather); }
 TEST(NamTrain, ExportMatchesEngineStandard) { expect_export_parity(Preset::Standard); }
 
+// The parameters carry the reference trainer's module names in .nam weight order, start from
+// (seed, name) alone (the same seed gives the same model, another seed another) within
+// PyTorch's Conv1d bound, and a state dict carries one model's weights into another.
+TEST(NamTrain, ParametersAreNamedSeededAndLoadable) {
+    const TrainableWaveNet a(wavenet_preset(Preset::Nano), 7), same(wavenet_preset(Preset::Nano), 7);
+    TrainableWaveNet other(wavenet_preset(Preset::Nano), 8);
+    const nn::ParameterSet& params = a.parameters();
+    ASSERT_FALSE(params.all().empty());
+    EXPECT_EQ(params.all().front().name, "layer_arrays.0.rechannel.weight");
+    EXPECT_EQ(params.all().back().name, "layer_arrays.1.head_rechannel.bias");
+    EXPECT_TRUE(params.contains("layer_arrays.1.layers.12.input_mixer.weight"));
+    EXPECT_FALSE(params.contains("layer_arrays.0.head_rechannel.bias"));  // the first head has no bias
+    EXPECT_EQ(a.nam_weights().size(), static_cast<std::size_t>(params.numel()) + 1);  // + head_scale
+    EXPECT_EQ(a.nam_weights(), same.nam_weights());
+    EXPECT_NE(a.nam_weights(), other.nam_weights());
+    const float bound = 1.0f / std::sqrt(4.0f * 3.0f);  // conv fan-in: 4 channels x kernel 3
+    for (float v : params.at("layer_arrays.0.layers.0.conv.weight").to_vector()) EXPECT_LE(std::abs(v), bound);
+    other.parameters().load_state_dict(params.state_dict(), "test");
+    EXPECT_EQ(other.nam_weights(), a.nam_weights());
+}
+
 TEST(NamTrain, CaptureSignalIsRecognizedAndLatencyCalibrated) {
     const std::vector<float> di = capture_signal(CaptureSize::Short);
     const CaptureLayout layout = recognize_capture(di, 48000);
@@ -79,8 +100,9 @@ TEST(NamTrain, CaptureSignalIsRecognizedAndLatencyCalibrated) {
 // windows of 8192 outputs give too few Adam steps on 12 s of training audio; windows of 1024
 // give 8x the steps for about 3x the compute (each also carries the 4093-sample receptive
 // field). Two epochs (~290 steps) passed for seed 0 only (0.046; seed 1: 0.135); twelve epochs
-// with the rate decayed 0.85 per epoch pass for seeds 0-4 (0.032-0.046), about 20 s of CPU
-// in the simd build (docs/NAM.md, Training, Measured).
+// with the rate decayed 0.85 per epoch pass for seeds 0-4: 0.031-0.039 with the init from
+// nn::ParameterSet (0.032-0.046 with the earlier splitmix64 stream), about 20 s of CPU in the
+// simd build (docs/NAM.md, Training, Measured).
 TEST(NamTrain, SimulatedProfileNanoReachesUsableEsr) {
     const std::vector<float> di = capture_signal(CaptureSize::Short);
     const CaptureLayout layout = recognize_capture(di, 48000);
