@@ -21,12 +21,14 @@
 //
 // Arithmetic, per output (one lane) and super-block, as the contract of kernels/quant_dot.h
 // describes: the integer sums are exact (Σ_j scale_j Σ q a over the sub-blocks with one
-// vpmulld per sub-block; Q6_K's bias enters each sub-block's sum as -32 Σa from Q8_K's bsums;
-// the Q4_K/Q5_K mins Σ_j min_j Σa_j with vpdpwssd on the bsums), then one fused f32
-// multiply-add per float term (d·da·isum, and -dmin·da·imin) into the output's accumulator, in
-// super-block order. So every output is within the contract's bound of scalar::dot (D <=
-// 2 n_blocks + 8) and its bits do not depend on how many activation rows or which groups a
-// call covers: prefill and decode agree, and so do all thread splits.
+// vpmulld per sub-block (Q5_K); for Q4_K one vpdpwssd of the scale against the sub-block's
+// two 16-element half sums, which fit in int16; for Q6_K one vpdpwssd of (s, 256 s) against
+// the sum split into (sum & 255, sum >> 8); Q6_K's bias enters each sub-block's sum as
+// -32 Σa from Q8_K's bsums; the Q4_K/Q5_K mins Σ_j min_j Σa_j with vpdpwssd on the bsums),
+// then one fused f32 multiply-add per float term (d·da·isum, and -dmin·da·imin) into the
+// output's accumulator, in super-block order. So every output is within the contract's bound
+// of scalar::dot (D <= 2 n_blocks + 8) and its bits do not depend on how many activation rows
+// or which groups a call covers: prefill and decode agree, and so do all thread splits.
 #pragma once
 
 #include "kernels/quant_blocks.h"

@@ -261,6 +261,19 @@ __m512i shift_bits(__m512i v, int left) {
     return left >= 0 ? _mm512_sll_epi32(v, _mm_cvtsi32_si128(left)) : _mm512_srl_epi32(v, _mm_cvtsi32_si128(-left));
 }
 
+// Each byte's high nibble moved to its low nibble (the byte's upper half is garbage, masked
+// off afterwards). The kernel is bound by port 0, which runs vpdpbusd, vpmulld and the
+// 512-bit shifts; with AVX-512 VBMI, vpmultishiftqb (port 5) picks bits 4..11 of every byte
+// instead of a 16-bit shift.
+__m512i high_nibbles(__m512i q) {
+#if defined(__AVX512VBMI__)
+    const __m512i from_bit_4 = _mm512_set1_epi64(0x3C34'2C24'1C14'0C04);  // byte j: bits 8j+4 ..
+    return _mm512_multishift_epi64_epi8(from_bit_4, q);
+#else
+    return _mm512_srli_epi16(q, 4);
+#endif
+}
+
 // Slice s's 8 operands: the nibbles, then (Q5_K, Q6_K) the high bits moved to bit 4 up.
 template <typename Block>
 void load_operands(const std::byte* sb, int s, __m512i (&w)[kOperands]) {
@@ -268,7 +281,7 @@ void load_operands(const std::byte* sb, int s, __m512i (&w)[kOperands]) {
     for (int t = 0; t < 4; ++t) {
         const __m512i q = _mm512_load_si512(sb + 256 * s + kQuadBytes * t);
         w[t] = _mm512_and_si512(q, low_nibble);
-        w[t + 4] = _mm512_and_si512(_mm512_srli_epi16(q, 4), low_nibble);
+        w[t + 4] = _mm512_and_si512(high_nibbles(q), low_nibble);
     }
     if constexpr (kHighBits<Block> > 0) {
         const __m512i mask = _mm512_set1_epi8(static_cast<char>(((1 << kHighBits<Block>) - 1) << 4));
@@ -300,25 +313,70 @@ void prefetch_ahead(const std::byte* sb) {
     }
 }
 
+// vpshufb indices (within each 128-bit lane) copying each 32-bit lane's low word into both of
+// its words, and the byte mask of the high words (bytes 2 and 3 of every lane).
+__m512i low_word_to_both() {
+    return _mm512_broadcast_i32x4(_mm_setr_epi32(0x0100'0100, 0x0504'0504, 0x0908'0908, 0x0D0C'0D0C));
+}
+constexpr __mmask64 kHighWordBytes = 0xCCCC'CCCC'CCCC'CCCCull;
+
+// scale · sum for int32 lanes |sum| < 2^23 and int8 or uint8 scales, added to acc exactly in
+// one port-0 micro-op (vpmulld takes two, and an add): sum = 256 · (sum >> 8) + (sum & 255),
+// both parts within int16, so one vpdpwssd of the words (sum & 255, sum >> 8) (a byte shuffle,
+// port 5) against (scale, 256 · scale) adds it. The scale pairs come from scale_pairs.
+struct ScaledSum {
+    // vpshufb indices within each 128-bit lane: dword d's bytes 4d, zero, 4d+1, 4d+2.
+    static __m512i split() {
+        return _mm512_broadcast_i32x4(_mm_setr_epi32(0x0201'8000, 0x0605'8004, 0x0A09'8008, 0x0E0D'800C));
+    }
+    // Sign- or zero-extended scale dwords s to (s, 256 · s): dword d's bytes 4d, 4d+1, zero, 4d.
+    static __m512i scale_pairs(__m512i scales) {
+        return _mm512_shuffle_epi8(scales,
+                                   _mm512_broadcast_i32x4(_mm_setr_epi32(0x0080'0100, 0x0480'0504, 0x0880'0908, 0x0C80'0D0C)));
+    }
+    static __m512i add(__m512i acc, __m512i sum, __m512i scale_pair) {
+        return _mm512_dpwssd_epi32(acc, _mm512_shuffle_epi8(sum, split()), scale_pair);
+    }
+};
+
 // Slice s of one super-block into every row's integer sum.
 template <typename Block, int R>
 void add_slice(const std::byte* sb, int s, const BlockQ8_K* const (&a)[R], __m512i (&isum)[R]) {
     __m512i w[kOperands];
     load_operands<Block>(sb, s, w);
     if constexpr (std::is_same_v<Block, BlockQ6_K>) {
-        // Sub-blocks 2s (operands 0-3) and 2s+1 (4-7); each sum starts from -32 Σa (the bias).
+        // Sub-blocks 2s (operands 0-3) and 2s+1 (4-7); each sum starts from -32 Σa (the bias),
+        // |sum| <= 16 · 32 · 128 = 65536, so ScaledSum applies the int8 scale.
         const auto* scales = reinterpret_cast<const __m128i*>(sb + Q6KLayout::kScales) + 2 * s;
-        const __m512i scale0 = _mm512_cvtepi8_epi32(_mm_load_si128(scales));
-        const __m512i scale1 = _mm512_cvtepi8_epi32(_mm_load_si128(scales + 1));
+        const __m512i scale0 = ScaledSum::scale_pairs(_mm512_cvtepi8_epi32(_mm_load_si128(scales)));
+        const __m512i scale1 = ScaledSum::scale_pairs(_mm512_cvtepi8_epi32(_mm_load_si128(scales + 1)));
         for (int r = 0; r < R; ++r) {
             const std::int8_t* q = a[r]->qs.data() + 32 * s;
             const auto bias0 = -32 * a[r]->bsums[static_cast<std::size_t>(2 * s)];
             const auto bias1 = -32 * a[r]->bsums[static_cast<std::size_t>(2 * s + 1)];
             const __m512i sum0 = dot_operands<0, 4>(_mm512_set1_epi32(bias0), w, q);
             const __m512i sum1 = dot_operands<4, 4>(_mm512_set1_epi32(bias1), w, q);
-            isum[r] = _mm512_add_epi32(isum[r], _mm512_add_epi32(_mm512_mullo_epi32(sum0, scale0), _mm512_mullo_epi32(sum1, scale1)));
+            isum[r] = ScaledSum::add(ScaledSum::add(isum[r], sum0, scale0), sum1, scale1);
+        }
+    } else if constexpr (std::is_same_v<Block, BlockQ4_K>) {
+        // The sums of the slice's two halves (operands 0-3 and 4-7, 16 elements each) fit in
+        // int16 (|Σ q a| <= 16 · 15 · 128 = 30720): the high half's low word moves into the
+        // high word of the low half's lane (a masked byte shuffle, port 5), and one vpdpwssd
+        // against the scale in both words adds scale · (low + high), exactly. (ScaledSum's
+        // split of one 32-element sum measured slower here.)
+        const auto* scales = reinterpret_cast<const __m128i*>(sb + KWithMins<Block>::kScales) + s;
+        const __m512i scale = _mm512_shuffle_epi8(_mm512_cvtepu8_epi32(_mm_load_si128(scales)), low_word_to_both());
+        for (int r = 0; r < R; ++r) {
+            const std::int8_t* q = a[r]->qs.data() + 32 * s;
+            const __m512i low = dot_operands<0, 4>(_mm512_setzero_si512(), w, q);
+            const __m512i high = dot_operands<4, 4>(_mm512_setzero_si512(), w, q);
+            const __m512i pair = _mm512_mask_shuffle_epi8(low, kHighWordBytes, high, low_word_to_both());
+            isum[r] = _mm512_dpwssd_epi32(isum[r], pair, scale);
         }
     } else {
+        // Q5_K: codes up to 31 put both a half and the whole slice outside int16, and
+        // ScaledSum measured no faster than vpmulld here (the unpacking of the fifth bits
+        // leaves port 0 less loaded).
         const auto* scales = reinterpret_cast<const __m128i*>(sb + KWithMins<Block>::kScales) + s;
         const __m512i scale = _mm512_cvtepu8_epi32(_mm_load_si128(scales));
         for (int r = 0; r < R; ++r) {

@@ -169,10 +169,21 @@ TEST(QuantGemmInterleaved, Q4_K) { check_format<BlockQ4_K>({1, 2, 4}); }
 TEST(QuantGemmInterleaved, Q5_K) { check_format<BlockQ5_K>({1, 2, 4}); }
 TEST(QuantGemmInterleaved, Q6_K) { check_format<BlockQ6_K>({1, 2, 4}); }
 
+// Activation blocks whose quants are all `value` (bsums consistent), power-of-two scales.
+template <typename Act>
+std::vector<Act> constant_activations(std::size_t count, std::int8_t value, std::mt19937& rng) {
+    auto a = small_activations<Act>(count, 1, rng);
+    for (auto& b : a) {
+        b.qs.fill(value);
+        if constexpr (std::is_same_v<Act, BlockQ8_K>) b.bsums.fill(static_cast<std::int16_t>(16 * value));
+    }
+    return a;
+}
+
 // Extreme codes: every weight bit set (Q8_0: -1; Q4_K / Q5_K scales and mins 63, Q6_K scales
 // at -128) and Q8_0 weights at -128 (stored as unsigned 0): the integer sums stay exact.
 template <typename Block>
-void check_extremes(std::uint8_t fill) {
+void check_extremes(std::uint8_t fill, std::vector<InterleavedActivation<Block>> a = {}) {
     std::mt19937 rng(3);
     std::vector<Block> w(17 * 3);
     std::memset(static_cast<void*>(w.data()), fill, w.size() * sizeof(Block));
@@ -183,9 +194,19 @@ void check_extremes(std::uint8_t fill) {
         for (auto& b : w) b.qs.fill(static_cast<std::int8_t>(fill));
     }
     use_power_of_two_scales(w, rng);
-    auto a = small_activations<InterleavedActivation<Block>>(2 * 3, 127, rng);
+    if (a.empty()) a = small_activations<InterleavedActivation<Block>>(2 * 3, 127, rng);
     const Operands<Block> op(17, 2, 3, std::move(w), std::move(a));
     check_against_spec(op);
+}
+
+// The same weights against activations all at -128 or all at 127: the largest partial sums
+// (Q4_K's half-slice sums, which the kernel multiplies as int16, reach 16 * 15 * -128 = -30720).
+template <typename Block>
+void check_extreme_activations(std::uint8_t fill) {
+    std::mt19937 rng(5);
+    for (const std::int8_t value : {std::int8_t{-128}, std::int8_t{127}}) {
+        check_extremes<Block>(fill, constant_activations<InterleavedActivation<Block>>(2 * 3, value, rng));
+    }
 }
 
 TEST(QuantGemmInterleaved, ExtremeCodes) {
@@ -195,6 +216,17 @@ TEST(QuantGemmInterleaved, ExtremeCodes) {
     check_extremes<BlockQ4_K>(0xFF);
     check_extremes<BlockQ5_K>(0xFF);
     check_extremes<BlockQ6_K>(0xFF);
+}
+
+TEST(QuantGemmInterleaved, ExtremeActivations) {
+    check_extreme_activations<BlockQ4_0>(0xFF);
+    check_extreme_activations<BlockQ8_0>(0x80);
+    check_extreme_activations<BlockQ8_0>(0x7F);
+    for (const std::uint8_t fill : {0x00, 0xFF}) {
+        check_extreme_activations<BlockQ4_K>(fill);
+        check_extreme_activations<BlockQ5_K>(fill);
+        check_extreme_activations<BlockQ6_K>(fill);
+    }
 }
 
 // deinterleave_row is interleave's inverse: every row of every group comes back byte for byte.
