@@ -1,5 +1,7 @@
 #include "app/speech_input.h"
 
+#include "app/bundled_models.h"
+
 #include "core/audio/audio_file.h"
 #include "core/audio/resample.h"
 #include "core/error.h"
@@ -15,8 +17,8 @@
 namespace forge::app {
 namespace {
 
-// The bundled model's file name (models/asr/bundled/, made by `forge train asr`).
-constexpr const char* kBundledAsrModel = "forge-asr.gguf";
+// The bundled model's file name (models/asr/bundled/, made by tools/train_default_asr.sh).
+constexpr std::string_view kBundledAsrModel = "forge-asr.gguf";
 
 // stdin copied to a temporary file (libsndfile reads a file), removed when this goes.
 class StdinFile {
@@ -56,19 +58,13 @@ audio::Audio read_source(const std::string& source) {
 }  // namespace
 
 std::string asr_model_path(const std::string& model) {
-    if (model != "default") {
+    if (!model.empty() && model != "default") {
         check(std::filesystem::exists(model), "{}: no such model file", model);
         return model;
     }
-    for (const char* dir : {FORGE_INSTALLED_ASR_DIR, FORGE_SOURCE_ASR_DIR}) {
-        const std::filesystem::path path = std::filesystem::path(dir) / kBundledAsrModel;
-        if (std::filesystem::exists(path)) {
-            spdlog::info("model: {} (the bundled default)", path.string());
-            return path.string();
-        }
-    }
-    fail("no bundled ASR model is installed ({} is in neither {} nor {}); give a Parakeet GGUF with --model",
-         kBundledAsrModel, FORGE_INSTALLED_ASR_DIR, FORGE_SOURCE_ASR_DIR);
+    const std::string path = bundled_model_path("asr", kBundledAsrModel);
+    spdlog::info("model: {} (the bundled default)", path);
+    return path;
 }
 
 std::vector<float> read_speech(const std::string& source, int sample_rate) {

@@ -10,8 +10,8 @@
 
 namespace forge::app {
 
-// A Parakeet GGUF path: `model` itself, or for "default" the bundled model (installed next to
-// the program's data, else in the source tree); an error names what is missing.
+// A Parakeet GGUF path: `model` itself, or for "default" (or empty) the bundled model
+// (models/asr/bundled/forge-asr.gguf, found by bundled_models.h); an error names what is missing.
 std::string asr_model_path(const std::string& model);
 
 // The samples of `source` ("-": all of stdin), channels averaged, resampled to `sample_rate`.

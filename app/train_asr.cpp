@@ -80,6 +80,8 @@ void add_train_asr_command(CLI::App& train, CommandTable& commands) {
     asr->add_option("--weight-decay", c.weight_decay, "AdamW decoupled weight decay")->capture_default_str();
     asr->add_option("--grad-clip", c.clip, "Global gradient-norm bound")->capture_default_str();
     asr->add_flag("!--no-spec-augment", c.spec_augment, "Train without SpecAugment masks");
+    asr->add_flag("--shortest-first", c.shortest_first,
+                  "SortaGrad: the first epoch's batches from the shortest utterances to the longest");
     asr->add_option("--checkpoint-every", c.checkpoint_every, "Steps between checkpoints")->capture_default_str();
     asr->add_option("--log-every", cli->log_every, "Steps between progress lines")->capture_default_str();
     asr->add_option("--seed", c.seed, "Seed of the initialization, batches and masks")->capture_default_str();

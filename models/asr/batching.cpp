@@ -54,6 +54,16 @@ std::vector<std::vector<std::size_t>> duration_batches(std::span<const Utterance
     return batches;
 }
 
+void order_by_duration(std::vector<std::vector<std::size_t>>& batches, std::span<const Utterance> utterances) {
+    const auto longest = [&](const std::vector<std::size_t>& batch) {
+        double most = 0.0;
+        for (const std::size_t i : batch) most = std::max(most, utterances[i].duration);
+        return most;
+    };
+    std::stable_sort(batches.begin(), batches.end(),
+                     [&](const auto& a, const auto& b) { return longest(a) < longest(b); });
+}
+
 PaddedBatch pad_batch(std::span<const Tensor> items) {
     check(!items.empty(), "pad_batch: no items");
     const std::int64_t rank = items[0].rank();

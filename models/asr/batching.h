@@ -20,6 +20,12 @@ std::vector<std::vector<std::size_t>> duration_batches(std::span<const Utterance
                                                        double max_padded_seconds, std::uint64_t seed,
                                                        std::uint64_t epoch);
 
+// SortaGrad (Amodei et al. 2016, "Deep Speech 2"): `batches` reordered from the one whose
+// longest utterance is shortest to the one whose longest is longest (ties keep their order).
+// A trainer does this to its first epoch: short utterances have few labels to align, so CTC's
+// gradient says clearly which frames carry which label while the model is still untrained.
+void order_by_duration(std::vector<std::vector<std::size_t>>& batches, std::span<const Utterance> utterances);
+
 struct PaddedBatch {
     Tensor values;                      // [B, T_max, F] (or [B, T_max] for [T_i] items), 0 past each length
     Tensor mask;                        // [B, T_max] f32: 1 at valid positions, 0 at padding

@@ -201,7 +201,9 @@ private:
     // The batches of epoch after epoch, in the batcher's order: step s always gets the same one.
     std::vector<std::size_t> next_batch() {
         if (pending_.empty()) {
-            pending_ = duration_batches(durations_, config_.batch_seconds, config_.seed, epoch_++);
+            pending_ = duration_batches(durations_, config_.batch_seconds, config_.seed, epoch_);
+            if (config_.shortest_first && epoch_ == 0) order_by_duration(pending_, durations_);
+            ++epoch_;
             std::reverse(pending_.begin(), pending_.end());
         }
         std::vector<std::size_t> batch = std::move(pending_.back());

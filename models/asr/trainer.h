@@ -39,6 +39,7 @@ struct AsrTrainConfig {
     float weight_decay = 1e-3f;
     float clip = 1.0f;                        // gradient norm bound
     bool spec_augment = true;
+    bool shortest_first = false;              // SortaGrad: the first epoch in order of duration
     SpecAugmentOptions augment;
     std::int64_t checkpoint_every = 100;
     bool resume = false;

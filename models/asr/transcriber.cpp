@@ -2,6 +2,7 @@
 
 #include "core/autograd/grad_mode.h"
 #include "core/error.h"
+#include "models/asr/vocabulary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +10,6 @@
 
 namespace forge::asr {
 namespace {
-
-constexpr std::string_view kWordStart = "\xE2\x96\x81";  // U+2581 "▁", SentencePiece's space
 
 DecoderChoice resolve(const ParakeetConfig& config, DecoderChoice choice) {
     if (choice == DecoderChoice::Auto) return has_transducer(config.arch) ? DecoderChoice::Transducer : DecoderChoice::Ctc;
@@ -78,18 +77,29 @@ Transcript Transcriber::operator()(std::span<const float> samples, const Transcr
 
 Transcript detokenize(const ParakeetConfig& config, std::span<const std::int64_t> tokens,
                       std::span<const double> token_times) {
+    const Vocabulary vocabulary(config.pieces);
     Transcript t;
     t.tokens.assign(tokens.begin(), tokens.end());
     t.token_times.assign(token_times.begin(), token_times.end());
+    // A word is the run of tokens from one piece starting with "▁" to the next; its text is
+    // what the vocabulary decodes them to.
+    std::vector<std::int32_t> word;
+    const auto close_word = [&] {
+        if (word.empty()) return;
+        t.words.back().text = vocabulary.decode(word);
+        if (t.words.back().text.empty()) t.words.pop_back();
+        word.clear();
+    };
     for (std::size_t i = 0; i < tokens.size(); ++i) {
-        std::string piece = config.pieces.at(static_cast<std::size_t>(tokens[i]));
-        const bool starts_word = piece.starts_with(kWordStart);
-        if (starts_word) piece.erase(0, kWordStart.size());
-        if (starts_word || t.words.empty()) t.words.push_back({"", token_times[i], token_times[i]});
-        t.words.back().text += piece;
+        const std::string& piece = config.pieces.at(static_cast<std::size_t>(tokens[i]));
+        if (piece.starts_with(kWordStart) || word.empty()) {
+            close_word();
+            t.words.push_back({"", token_times[i], token_times[i]});
+        }
+        word.push_back(static_cast<std::int32_t>(tokens[i]));
         t.words.back().end = token_times[i] + config.frame_seconds();
     }
-    std::erase_if(t.words, [](const Word& w) { return w.text.empty(); });
+    close_word();
     for (const Word& w : t.words) t.text += (t.text.empty() ? "" : " ") + w.text;
     return t;
 }

@@ -101,6 +101,23 @@ TEST(DurationBatches, DependOnlyOnSeedAndEpoch) {
     EXPECT_THROW(duration_batches(u, 0.0, 5, 3), Error);
 }
 
+TEST(DurationBatches, SortaGradOrdersBatchesByTheirLongestUtterance) {
+    const auto u = utterances({1.0, 9.0, 2.0, 2.1, 8.5, 1.1, 4.0, 3.9, 0.5, 12.0, 2.0, 2.05});
+    auto batches = duration_batches(u, 10.0, 7, 0);
+    const auto unordered = batches;
+    order_by_duration(batches, u);
+    const auto longest = [&](const std::vector<std::size_t>& batch) {
+        double most = 0.0;
+        for (const std::size_t i : batch) most = std::max(most, u[i].duration);
+        return most;
+    };
+    for (std::size_t b = 1; b < batches.size(); ++b) EXPECT_LE(longest(batches[b - 1]), longest(batches[b])) << b;
+    EXPECT_NE(std::find(batches.front().begin(), batches.front().end(), 8u), batches.front().end());  // 0.5 s first
+    EXPECT_EQ(batches.back(), std::vector<std::size_t>{9});  // the 12 s one, alone, last
+    EXPECT_NE(batches, unordered);  // the shuffled order was not sorted already
+    EXPECT_EQ(std::multiset(batches.begin(), batches.end()), std::multiset(unordered.begin(), unordered.end()));
+}
+
 TEST(PadBatch, PadsFeaturesWithZerosAndMasksThePadding) {
     const Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {3, 2}), b = Tensor::from({7, 8}, {1, 2});
     const std::vector<Tensor> items{a, b};

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Rebuilds forge's bundled speech model (models/asr/bundled/forge-asr.gguf) from scratch, with
+# forge alone: synthetic speech from packages -> `forge train asr` (subword vocabulary, log-mel,
+# FastConformer-CTC training, Parakeet GGUF export) -> Q8_0 -> evaluation (WER on the held-out voice and
+# on the real LibriVox clips beside pocketsphinx, real-time factor). Prints the wall time of
+# each stage and of the whole.
+#
+#   bash tools/train_default_asr.sh [WORK_DIR]      # default WORK_DIR: runs/default-asr
+#
+# Environment: FORGE (default build/app/forge), THREADS (default 2), STEPS (default 1400, the
+# bundled run's), DATA (an existing tools/make_asr_data.sh output to reuse instead of making
+# WORK_DIR/asr-data), INSTALL=0 to leave the committed model alone (the result stays in
+# WORK_DIR/forge-asr.gguf). A run stopped during training continues where it stopped when the
+# script is started again (`forge train asr --resume`, which gives the uninterrupted result).
+# On the shared 2-core dev machine it takes about an hour (models/asr/bundled/MODEL_CARD.md).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=${1:-$root/runs/default-asr}
+forge=${FORGE:-$root/build/app/forge}
+threads=${THREADS:-2}
+steps=${STEPS:-1400}
+install=${INSTALL:-1}
+data=${DATA:-$work/asr-data}
+mkdir -p "$work"
+start=$(date +%s)
+stage_start=$start
+stage() {  # print how long the previous stage took
+    local now
+    now=$(date +%s)
+    echo "train_default_asr: $1 took $((now - stage_start)) s"
+    stage_start=$now
+}
+
+# 6000 training utterances (about 8 h: espeak-ng and flite voices, sox augmentation) and 300
+# evaluation ones in flite's slt voice, which never speaks in training.
+if [[ ! -f "$data/train.jsonl" || ! -f "$data/eval.jsonl" ]]; then
+    [[ -f "$root/corpus/PROVENANCE.md" ]] || bash "$root/tools/get_corpus.sh"
+    bash "$root/tools/make_asr_data.sh" --out "$data" --corpus "$root/corpus" --train 6000 --eval 300 --jobs 2
+fi
+stage "data"
+
+# The default model (2.3 M parameters: 80 mels, d_model 144, 4 layers, 4 heads, ff 576, 256
+# subword pieces learned from the transcripts). SpecAugment off: a run of about two epochs
+# underfits, and the masks slow it further (the data is already augmented by sox). The first
+# epoch from the shortest utterances to the longest (--shortest-first, SortaGrad). Batches of
+# 40 s of padded audio; peak learning rate 2e-3 after 100 warmup steps, cosine to 1e-4.
+resume=()
+[[ -f "$work/run/checkpoint.json" ]] && resume=(--resume)
+"$forge" --threads "$threads" train asr --manifest "$data/train.jsonl" --out "$work/run" --vocab 256 \
+    --steps "$steps" --batch-seconds 40 --no-spec-augment --shortest-first --checkpoint-every 50 --log-every 50 "${resume[@]}"
+stage "vocabulary, log-mel, training and export (forge train asr)"
+
+# Q8_0 where the rows allow it (f16 elsewhere): 3.9 MB instead of 9.3, the same transcripts on every evaluation clip.
+"$forge" quantize "$work/run/model.gguf" "$work/forge-asr.gguf" Q8_0
+stage "quantize"
+
+meson compile -C "$root/build" asr_wer > /dev/null  # the scorer of eval_asr_librivox.sh
+transcriber=("$forge" --threads "$threads" transcribe --model "$work/forge-asr.gguf")
+bash "$root/tools/eval_asr_librivox.sh" --manifest "$data/eval.jsonl" -- "${transcriber[@]}" \
+    | tee "$work/eval-synthetic.txt" | tail -n 1
+bash "$root/tools/eval_asr_librivox.sh" -- "${transcriber[@]}" | tee "$work/eval-librivox.txt" | tail -n 2
+"$forge" bench transcribe "$work/forge-asr.gguf" --seconds 10 --reps 5 --threads "$threads" | tee "$work/bench.txt"
+stage "evaluation"
+
+if [[ "$install" == 1 ]]; then
+    cp "$work/forge-asr.gguf" "$root/models/asr/bundled/forge-asr.gguf"
+fi
+echo "train_default_asr: done in $(( $(date +%s) - start )) s of wall time; model $work/forge-asr.gguf"
