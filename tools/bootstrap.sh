@@ -26,7 +26,6 @@ packages=(
     chromium                    # headless browser: forge serve's chat page test (driven by playwright-core)
     libedit-dev                 # libedit (BSD editline): line editing and history of the forge chat REPL
     python3-jinja2 python3-jsonschema  # tools/grammar oracles: chat templates rendered as transformers does, JSON Schema validation of the grammar goldens
-    espeak-ng                   # speech synthesis: the bundled speech model's test clips (tools/make_asr_data.sh installs its other voices)
 )
 
 # Only with --fuzz: clang's libFuzzer and sanitizers for the fuzz targets (tools/fuzz.sh).

@@ -1,7 +1,6 @@
 // `forge transcribe` and `forge bench transcribe` as a user runs them, on the oracle's CTC and
 // TDT models (test/data/asr): every output format, WAV on stdin, resampled and stereo input,
-// and bad input as one `forge: error:` line with a non-zero exit; and the bundled model as the
-// default on speech synthesised by espeak-ng.
+// and bad input as one `forge: error:` line with a non-zero exit.
 #include "core/audio/audio_file.h"
 #include "test/app/forge_binary.h"
 
@@ -9,11 +8,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <vector>
 
 namespace forge {
 namespace {
@@ -25,17 +22,6 @@ using test::quoted;
 const std::string kDir = std::string(FORGE_TEST_DATA_DIR) + "/asr/";
 const std::string kClip = kDir + "chirps.wav";
 const std::string kCtc = " --model " + quoted(kDir + "ctc.gguf");
-
-// espeak-ng voice, text, and the bundled model's transcript of it (measured on both backends).
-// The committed model writes "the" for almost any speech (models/asr/bundled/MODEL_CARD.md:
-// its training ended just after the CTC plateau); a retrained model changes these.
-struct SpokenCase {
-    std::string voice, text, expected;
-};
-const std::vector<SpokenCase> kBundledModelClips = {
-    {"en-us", "the weather is fine today", "the"},
-    {"en-gb", "the weather is fine today", "the"},
-};
 
 ForgeRun transcribe(const std::string& args, const std::string& input = "") {
     return test::run_forge("transcribe " + args, input);
@@ -119,41 +105,15 @@ TEST(TranscribeCli, BadInputIsAnError) {
     EXPECT_THAT(decoder.err, HasSubstr("no CTC head"));
 }
 
-// Speech synthesised by espeak-ng (tools/bootstrap.sh installs it) at 22.05 kHz, for the
-// bundled model; removed when this goes.
-class SpokenClip {
-public:
-    SpokenClip(const std::string& voice, const std::string& text)
-        : path_(::testing::TempDir() + "/forge_spoken_" + std::to_string(::getpid()) + ".wav") {
-        const std::string command = "espeak-ng -v " + voice + " -w " + test::quoted(path_) + " " + test::quoted(text);
-        ok_ = std::system(command.c_str()) == 0;
-    }
-    ~SpokenClip() { std::remove(path_.c_str()); }
-    SpokenClip(const SpokenClip&) = delete;
-    SpokenClip& operator=(const SpokenClip&) = delete;
-    bool ok() const { return ok_; }
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
-    bool ok_ = false;
-};
-
-// The bundled model (models/asr/bundled/forge-asr.gguf, MODEL_CARD.md there) is the default:
-// no --model, "--model default" and the file itself give the same transcript, and that
-// transcript is the one measured when the model was committed (greedy CTC output is discrete,
-// so it is exact; the card says how the model does on held-out speech).
-TEST(TranscribeCli, BundledModelIsTheDefault) {
-    for (const auto& [voice, text, expected] : kBundledModelClips) {
-        const SpokenClip clip(voice, text);
-        ASSERT_TRUE(clip.ok()) << "espeak-ng failed: install it (tools/bootstrap.sh)";
-        const ForgeRun plain = transcribe(quoted(clip.path()));
-        ASSERT_EQ(plain.status, 0) << plain.err;
-        EXPECT_EQ(plain.out, expected + "\n") << voice << ": " << text;
-        const ForgeRun named = transcribe(quoted(clip.path()) + " --model default");
-        EXPECT_EQ(named.out, plain.out);
-        const ForgeRun file = transcribe(quoted(clip.path()) + " --model " + quoted(FORGE_ASR_BUNDLED "/forge-asr.gguf"));
-        EXPECT_EQ(file.out, plain.out);
+// No speech model is bundled yet (docs/ASR_TRAINING.md: tools/train_default_asr.sh's run is in
+// progress). Until then the default is one error line naming the file it looked for; when the
+// model is committed, this test becomes "no --model transcribes with the bundled model".
+TEST(TranscribeCli, WithoutABundledModelTheDefaultIsOneErrorLine) {
+    for (const std::string& args : {quoted(kClip), quoted(kClip) + " --model default"}) {
+        const ForgeRun run = transcribe(args);
+        EXPECT_EQ(run.status, 1) << args;
+        EXPECT_THAT(run.err, HasSubstr("forge-asr.gguf")) << args;
+        EXPECT_THAT(run.err, HasSubstr("forge: error:")) << args;
     }
 }
 
