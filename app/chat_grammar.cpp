@@ -1,6 +1,7 @@
 #include "app/chat_grammar.h"
 
 #include "core/error.h"
+#include "core/json.h"
 #include "models/llm/grammar/json_schema.h"
 #include "models/llm/grammar/regex.h"
 
@@ -21,9 +22,10 @@ std::shared_ptr<const llm::grammar::Grammar> chat_grammar(const std::string& jso
     text << in.rdbuf();
     nlohmann::ordered_json schema;
     try {
-        schema = nlohmann::ordered_json::parse(text.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        fail("--json-schema {}: not JSON: {}", json_schema_file, e.what());
+        // Bounded nesting: compiling a schema recurses along it (as forge serve's bodies).
+        schema = parse_ordered_json(text.str(), "--json-schema " + json_schema_file, kMaxDocumentDepth);
+    } catch (const FormatError& e) {
+        fail("{}", e.what());
     }
     try {
         return llm::grammar::compile_json_schema(schema);

@@ -10,15 +10,15 @@ namespace {
 // nlohmann's parser keeps its own stack, but copying, printing and comparing a document
 // recurse along it: a file nested 20 000 deep must stop while parsing, not overflow the
 // stack later.
-template <typename Input>
-nlohmann::json parse_bounded(Input&& input, const std::string& source, int max_depth) {
-    const nlohmann::json::parser_callback_t bounded = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+template <typename Json, typename Input>
+Json parse_bounded(Input&& input, const std::string& source, int max_depth) {
+    const typename Json::parser_callback_t bounded = [&](int depth, typename Json::parse_event_t, Json&) {
         if (depth > max_depth)
             throw FormatError(fmt::format("{}: JSON nested more than {} levels deep", source, max_depth));
         return true;
     };
     try {
-        return nlohmann::json::parse(std::forward<Input>(input), bounded);
+        return Json::parse(std::forward<Input>(input), bounded);
     } catch (const nlohmann::json::exception& e) {
         // Every nlohmann error (syntax, a number such as 1e400 out of range, bad UTF-8), named.
         throw FormatError(fmt::format("{}: malformed JSON: {}", source, e.what()));
@@ -28,11 +28,15 @@ nlohmann::json parse_bounded(Input&& input, const std::string& source, int max_d
 }  // namespace
 
 nlohmann::json parse_json(std::istream& in, const std::string& source, int max_depth) {
-    return parse_bounded(in, source, max_depth);
+    return parse_bounded<nlohmann::json>(in, source, max_depth);
 }
 
 nlohmann::json parse_json(std::string_view text, const std::string& source, int max_depth) {
-    return parse_bounded(text, source, max_depth);
+    return parse_bounded<nlohmann::json>(text, source, max_depth);
+}
+
+nlohmann::ordered_json parse_ordered_json(std::string_view text, const std::string& source, int max_depth) {
+    return parse_bounded<nlohmann::ordered_json>(text, source, max_depth);
 }
 
 }  // namespace forge

@@ -20,65 +20,26 @@ Run: /usr/bin/python3 tools/asr_oracle.py test/data/asr
 """
 import math
 import os
-import struct
 import sys
 import wave
 
 import numpy as np
 import torch
 
+import gguf_writer  # tools/gguf_writer.py
+
 torch.set_default_dtype(torch.float64)
 
-# ---------------------------------------------------------------- GGUF writer (v3, f32 tensors)
-GGUF_U32, GGUF_I32, GGUF_F32, GGUF_BOOL, GGUF_STRING, GGUF_ARRAY = 4, 5, 6, 7, 8, 9
+# ---------------------------------------------------------------- GGUF files (tools/gguf_writer.py)
+def write_gguf(path, kvs, tensors):
+    """kvs: dict key -> value (gguf_writer.infer_type); tensors: dict name -> numpy array,
+    written f32 with the dims reversed (ggml order)."""
+    metadata = [(key, *gguf_writer.infer_type(v)) for key, v in kvs.items()]
+    files = [(name, list(reversed(a.shape)), gguf_writer.GGML_F32, np.ascontiguousarray(a, dtype=np.float32).tobytes())
+             for name, a in tensors.items()]
+    gguf_writer.write(path, metadata, files)
 
 
-def _string(s):
-    b = s.encode("utf-8")
-    return struct.pack("<Q", len(b)) + b
-
-
-def _value(v):
-    """(type id, encoded bytes) of a metadata value; ints are u32 unless wrapped as ('i32', [..])."""
-    if isinstance(v, bool):
-        return GGUF_BOOL, struct.pack("<B", v)
-    if isinstance(v, int):
-        return GGUF_U32, struct.pack("<I", v)
-    if isinstance(v, float):
-        return GGUF_F32, struct.pack("<f", v)
-    if isinstance(v, str):
-        return GGUF_STRING, _string(v)
-    if isinstance(v, tuple) and v[0] == "i32":
-        return GGUF_ARRAY, struct.pack("<IQ", GGUF_I32, len(v[1])) + b"".join(struct.pack("<i", x) for x in v[1])
-    if isinstance(v, list) and all(isinstance(x, str) for x in v):
-        return GGUF_ARRAY, struct.pack("<IQ", GGUF_STRING, len(v)) + b"".join(_string(x) for x in v)
-    raise TypeError(f"no GGUF encoding for {v!r}")
-
-
-def write_gguf(path, kvs, tensors, alignment=32):
-    """kvs: dict key -> value; tensors: dict name -> numpy array (written f32, dims reversed)."""
-    out = bytearray(b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs)))
-    for key, v in kvs.items():
-        vtype, payload = _value(v)
-        out += _string(key) + struct.pack("<I", vtype) + payload
-    datas, offset = [], 0
-    for name, array in tensors.items():
-        data = np.ascontiguousarray(array, dtype=np.float32).tobytes()
-        dims = list(reversed(array.shape))
-        out += _string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
-        out += struct.pack("<IQ", 0, offset)
-        datas.append(data)
-        offset += (len(data) + alignment - 1) // alignment * alignment
-    out += b"\0" * ((-len(out)) % alignment)
-    for data in datas:
-        out += data + b"\0" * ((-len(data)) % alignment)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(out)
-    os.replace(tmp, path)
-
-
-# ---------------------------------------------------------------- the mel front end
 def slaney_mel_filterbank(sample_rate, n_fft, n_mels):
     """librosa.filters.mel(norm='slaney', htk=False): the filterbank NeMo stores in the model."""
     def hz_to_mel(f):

@@ -5,12 +5,19 @@
 #   bash tools/crash_safety.sh [BUILD] [RUNS]      # default: build, 50 kills per writer
 #   WRITERS="quantize checkpoint" bash tools/crash_safety.sh build 50
 #
-# Writers (each a function below; add one for a new writer, e.g. `train gpt` with --resume):
+# Writers (each a function below; add one for a new writer):
 #   quantize    forge quantize IN OUT Q4_0 over an OUT that holds a Q8_0 quantization
 #   nam_export  forge nam profile --simulate --short --epochs 1 (the trainer's .nam export)
 #               over a .nam from another seed
+#   nam_train   forge nam train --input DI --output REAMP (a short nano training and its
+#               export) over a .nam from another seed
 #   checkpoint  tools/crash_safety/checkpoint_writer: checkpoint writes (8 MiB) over the
 #               previous step's; a torn checkpoint (new tensors, old step) fails verification
+#   train_gpt   forge train gpt (a tiny GPT, a checkpoint every step), killed and resumed with
+#               --resume again and again: every resume must start (the checkpoint is the old
+#               one or a complete new one), a model.gguf left behind must be the finished
+#               one, and the run resumed to its end must give the uninterrupted run's losses
+#               and model.gguf, bit for bit
 # Each run measures one uncut write first (d seconds), then kills at a uniformly random moment
 # in [0, 1.2 d] — half the time in the last 20 % of it, where the file is written. Each kill
 # prints its outcome as it happens (a long run shows its progress); the script ends with one
@@ -87,6 +94,76 @@ writer_nam_export() {
         "$forge --quiet nam info $work/model.nam"
 }
 
+writer_nam_train() {
+    local signal="$work/di.wav" reamp="$work/reamp.wav"
+    "$forge" --quiet nam capture-signal --short "$signal" && "$forge" --quiet nam run default "$signal" "$reamp" \
+        || { echo "nam_train: cannot make the DI / reamp pair"; failed=1; return; }
+    local train="$forge --quiet nam train --input $signal --output $reamp --arch nano --epochs 1 --ny 2048"
+    $train --seed 1 --out "$work/old.nam" >/dev/null 2>&1 || { echo "nam_train: training failed"; failed=1; return; }
+    kill_loop nam_train "$work/model.nam" "cp $work/old.nam $work/model.nam" \
+        "$train --seed 2 --out $work/model.nam" \
+        "$forge --quiet nam info $work/model.nam"
+}
+
+# The losses of a train gpt run folder's log.jsonl, one per line.
+losses_of() { python3 -c 'import json, sys; [print(json.loads(l)["loss"]) for l in open(sys.argv[1])]' "$1/log.jsonl"; }
+
+writer_train_gpt() {
+    local train="$forge --quiet --threads 1 train gpt --data test/data/gpt/corpus.txt --tokenizer test/data/llm/qwen3-f32.gguf
+        --depth 1 --seq-len 32 --batch 4 --steps 8 --seed 3 --eval-every 4 --checkpoint-every 1 --eval-tokens 64
+        --matrix-lr 2 --embedding-lr 20 --unembedding-lr 0.4"
+    local whole="$work/gpt_whole" run="$work/gpt_run"
+    local start; start=$(now)
+    $train --out "$whole" >/dev/null 2>&1 || { echo "train_gpt: the uncut run failed"; failed=1; return; }
+    local d; d=$(awk -v a="$start" -v b="$(now)" 'BEGIN {print b - a}')
+    local model; model=$(hash_of "$whole/model.gguf")
+    local want; want=$(losses_of "$whole")
+    local kept=0 replaced=0 finished=0 bad=0 resumes=0
+    rm -rf "$run"
+    # Resumes the run to its end and compares it with the uncut one; then starts over.
+    finish_and_compare() {
+        resumes=$((resumes + 1))
+        if ! $train --out "$run" --resume >/dev/null 2>&1; then
+            bad=$((bad + 1)); echo "train_gpt: FAILED: --resume after kill $1 did not finish"
+        elif [[ "$(hash_of "$run/model.gguf")" != "$model" || "$(losses_of "$run")" != "$want" ]]; then
+            bad=$((bad + 1)); echo "train_gpt: FAILED: resumed after kill $1, the losses or model.gguf differ from the uncut run"
+        fi
+        rm -rf "$run"
+    }
+    for ((i = 1; i <= runs; i++)); do
+        local resume=()
+        [[ -f "$run/checkpoint.safetensors" ]] && resume=(--resume)
+        local before; before=$(hash_of "$run/checkpoint.safetensors")
+        $train --out "$run" "${resume[@]}" >/dev/null 2>&1 &
+        local pid=$!
+        # Uniform over a whole run: checkpoints are written all along it, not only at its end.
+        sleep "$(awk -v d="$d" -v r="$RANDOM" 'BEGIN {print d * r / 32768.0}')"
+        kill -9 "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        local status=$?
+        if [[ $status -eq 137 ]]; then  # killed
+            if [[ -f "$run/model.gguf" && "$(hash_of "$run/model.gguf")" != "$model" ]]; then
+                bad=$((bad + 1)); echo "train_gpt kill $i/$runs: FAILED (a torn model.gguf)"
+            elif [[ "$(hash_of "$run/checkpoint.safetensors")" == "$before" ]]; then
+                kept=$((kept + 1)); echo "train_gpt kill $i/$runs: old checkpoint intact"
+            else
+                replaced=$((replaced + 1)); echo "train_gpt kill $i/$runs: new checkpoint"
+            fi
+            # Every few kills, and after the last, the resumed run must reach the uncut run's end.
+            if (( i % 5 == 0 || i == runs )); then finish_and_compare "$i"; fi
+        elif [[ $status -eq 0 ]]; then  # it ended before the kill, as the uncut run did
+            finished=$((finished + 1)); echo "train_gpt kill $i/$runs: finished before the kill"
+            [[ "$(hash_of "$run/model.gguf")" == "$model" ]] || { bad=$((bad + 1)); echo "train_gpt: FAILED: the model differs"; }
+            rm -rf "$run"
+        else  # it failed on its own: the last kill's checkpoint could not be resumed
+            bad=$((bad + 1)); echo "train_gpt kill $i/$runs: FAILED (exit $status resuming the last kill's checkpoint)"
+            rm -rf "$run"
+        fi
+    done
+    [[ $bad -eq 0 ]] || failed=1
+    summary+=("train_gpt: $runs runs (uncut run $(printf '%.2f' "$d") s), $((kept + replaced)) killed: $kept old checkpoint intact, $replaced new checkpoint; $finished finished before the kill; $resumes resumed to the end and compared; $bad failures")
+}
+
 writer_checkpoint() {
     local tool="$build/tools/checkpoint_writer"
     local base="$work/ckpt"
@@ -104,7 +181,7 @@ writer_checkpoint() {
     done
 }
 
-for writer in ${WRITERS:-quantize checkpoint nam_export}; do
+for writer in ${WRITERS:-quantize checkpoint nam_export nam_train train_gpt}; do
     echo "=== $writer: $runs kills"
     "writer_$writer"
 done

@@ -2,7 +2,7 @@
 # Fuzz forge's parsers and interpreters with libFuzzer under AddressSanitizer + UBSan.
 #
 #   bash tools/fuzz.sh                  # every target, 60 s each
-#   bash tools/fuzz.sh nam 600          # one target (gguf nam audio safetensors chat_template tokenizer)
+#   bash tools/fuzz.sh nam 600          # one target (gguf nam audio safetensors chat_template tokenizer serve_request)
 #
 # Builds build-fuzz/ (clang-14, scalar kernels, -Dfuzz=true; installs clang with
 # tools/bootstrap.sh --fuzz), runs each target on its committed seeds (test/fuzz/corpus/T)
@@ -12,7 +12,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-all=(gguf nam audio safetensors chat_template tokenizer)
+all=(gguf nam audio safetensors chat_template tokenizer serve_request)
 target="${1:-all}"
 seconds="${2:-60}"
 if [[ "$target" == "all" ]]; then targets=("${all[@]}"); else targets=("$target"); fi

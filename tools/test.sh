@@ -1,32 +1,52 @@
 #!/usr/bin/env bash
-# Install what is missing, build forge with both kernel backends, run every test, and end with
-# one line "N passed, N failed" summed over both backends. A test that skipped where CI can
-# run it (anything not in tools/allowed_skips.txt) counts as failed.
+# Install what is missing, build forge with both kernel backends, run every test, then the
+# sanitized stage, and end with one line "N passed, N failed" summed over all three. A test
+# that skipped where CI can run it (anything not in tools/allowed_skips.txt) counts as failed.
 #
-#   bash tools/test.sh              # both backends (what CI runs)
+#   bash tools/test.sh                  # scalar, simd, sanitize (what CI runs)
 #   BACKENDS=simd bash tools/test.sh
-#   SANITIZE=1 bash tools/test.sh   # the scalar build under AddressSanitizer + UBSan
+#   BACKENDS=sanitize bash tools/test.sh
+#   SANITIZE=1 bash tools/test.sh       # the whole scalar build under AddressSanitizer + UBSan
 #
-# With SANITIZE=1 the scalar build (the reference backend) runs under AddressSanitizer and
-# UBSan, every finding fatal: the whole suite, the hostile-input tests and the fuzz corpora's
-# replays included (docs/RELIABILITY.md); the simd build runs plain, at full speed. Not yet
-# the default: a full sanitized run has not been timed on CI's 2 cores (docs/RELIABILITY.md
-# has the measured slowdowns and the projection). Sanitized tests get 3x their timeouts.
+# The sanitize stage (build-test-sanitize) builds the scalar backend under AddressSanitizer +
+# UBSan, every finding fatal, leaks included, at -O1 (ASan's advice; 0.6x the compile time of
+# -O3), and compiles and runs only the tests in `sanitized_tests` below: the whole suite does
+# not fit CI's 40 minutes on 2 cores (docs/TESTING.md "Sanitizers in CI" has the choice and
+# its measured cost). SANITIZE=1 instead sanitizes the whole scalar build (opt-in, slow).
+# Sanitized tests get 3x their timeouts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 bash tools/bootstrap.sh || { echo "0 passed, 1 failed"; exit 1; }
 
-backends=(${BACKENDS:-scalar simd})
+# The sanitized stage, chosen by value per minute of CI (docs/TESTING.md): what parses files,
+# templates and requests from strangers, and the arithmetic under it.
+# SANITIZED_TESTS="..." runs another list.
+sanitized_tests=(
+    kernels core checkpoint                 # kernels, tensors, GGUF reader/writer, safetensors
+    llm_text llm_grammar                    # tokenizers, chat templates (the interpreter), grammars
+    robustness serve_request                # the hostile-input suite (forge itself), serve's request parsing
+    fuzz_gguf fuzz_nam fuzz_audio fuzz_safetensors fuzz_chat_template fuzz_tokenizer fuzz_serve_request
+)
+[[ -n "${SANITIZED_TESTS:-}" ]] && read -r -a sanitized_tests <<< "$SANITIZED_TESTS"
+
+backends=(${BACKENDS:-scalar simd sanitize})
 jobs=$(nproc)
 builds=()
 build_failures=0
 for backend in "${backends[@]}"; do
     build="build-test-$backend"
-    options=(-Dkernel_backend="$backend" -Db_sanitize=none -Dcpp_args=)
+    options=(-Dkernel_backend="$backend" -Db_sanitize=none -Doptimization=3 -Dcpp_args=)
+    targets=()
+    tests=()
+    sanitized=0
     if [[ "$backend" == "scalar" && "${SANITIZE:-0}" == "1" ]]; then
-        options=(-Dkernel_backend="$backend" -Db_sanitize=address,undefined -Dcpp_args=-fno-sanitize-recover=all)
-        export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+        options=(-Dkernel_backend=scalar -Db_sanitize=address,undefined -Doptimization=3 -Dcpp_args=-fno-sanitize-recover=all)
+        sanitized=1
+    elif [[ "$backend" == "sanitize" ]]; then
+        options=(-Dkernel_backend=scalar -Db_sanitize=address,undefined -Doptimization=1 -Dcpp_args=-fno-sanitize-recover=all)
+        sanitized=1
+        tests=("${sanitized_tests[@]}")
     fi
     echo "=== backend: $backend ($build ${options[*]})"
     if [[ -d "$build" ]]; then
@@ -37,15 +57,22 @@ for backend in "${backends[@]}"; do
     else
         meson setup "$build" "${options[@]}" >/dev/null
     fi || { build_failures=$((build_failures + 1)); continue; }
-    if ! meson compile -C "$build" -j "$jobs"; then
+    if [[ ${#tests[@]} -gt 0 ]]; then
+        needed=$(python3 tools/test_targets.py "$build" "${tests[@]}") || { build_failures=$((build_failures + 1)); continue; }
+        mapfile -t targets <<< "$needed"
+    fi
+    if ! meson compile -C "$build" -j "$jobs" "${targets[@]}"; then
         echo "build failed for backend $backend"
         build_failures=$((build_failures + 1))
         continue
     fi
     rm -f "$build"/*.xml
-    timeouts=()
-    [[ "$backend" == "scalar" && "${SANITIZE:-0}" == "1" ]] && timeouts=(--timeout-multiplier 3)
-    meson test -C "$build" --num-processes "$jobs" --print-errorlogs "${timeouts[@]}"
+    if [[ $sanitized -eq 1 ]]; then
+        ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            meson test -C "$build" --num-processes "$jobs" --print-errorlogs --timeout-multiplier 3 --no-rebuild "${tests[@]}"
+    else
+        meson test -C "$build" --num-processes "$jobs" --print-errorlogs
+    fi
     builds+=("$build")
 done
 

@@ -1,5 +1,6 @@
 #include "app/serve/openai_request.h"
 
+#include "core/json.h"
 #include "models/llm/grammar/json_schema.h"
 #include "models/llm/grammar/response_format.h"
 
@@ -347,8 +348,14 @@ void accept_metadata(const json& body) {
 }  // namespace
 
 nlohmann::ordered_json parse_body(const std::string& text) {
-    json body = json::parse(text, nullptr, false);
-    if (body.is_discarded()) throw invalid_request("The request body is not valid JSON", {}, "invalid_json");
+    json body;
+    try {
+        // Bounded nesting: printing, comparing and compiling a document recurse along it, and
+        // 400 KB of '[' as response_format overflowed the stack and took the server down.
+        body = parse_ordered_json(text, "request body", kMaxDocumentDepth);
+    } catch (const FormatError& e) {
+        throw invalid_request(fmt::format("The request body is not valid JSON ({})", e.what()), {}, "invalid_json");
+    }
     if (!body.is_object()) throw invalid_request("The request body must be a JSON object", {}, "invalid_json");
     return body;
 }

@@ -242,7 +242,12 @@ TEST(ServeRequest, CompletionPrompts) {
 }
 
 TEST(ServeRequest, MalformedBodies) {
-    for (const char* text : {"{", "", "[1]", "\"x\"", "nul"}) {
+    // Nested 200 000 deep (400 KB, under the 8 MiB body limit): printing it as a grammar key
+    // overflowed the stack and took the server down; now a 400 before anything recurses.
+    const std::string deep = R"({"messages":[{"role":"user","content":"hi"}],"response_format":)" +
+                             std::string(200000, '[') + std::string(200000, ']') + "}";
+    for (const std::string& text : {std::string("{"), std::string(""), std::string("[1]"), std::string("\"x\""),
+                                    std::string("nul"), deep}) {
         try {
             parse_body(text);
             ADD_FAILURE() << "accepted " << text;

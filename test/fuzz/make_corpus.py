@@ -7,7 +7,9 @@
 - audio: tiny WAV (PCM 16/24, float, stereo) and FLAC files, written through libsndfile;
 - safetensors: small checkpoints of each dtype, with and without metadata;
 - chat_template: the real templates of test/data/chat_templates, each with a conversation;
-- tokenizer: texts in several scripts, with and without special tokens."""
+- tokenizer: texts in several scripts, with and without special tokens;
+- serve_request: a byte choosing the endpoint (even: chat, odd: completions), then a request
+  body using each field forge serve reads."""
 import ctypes
 import glob
 import json
@@ -144,6 +146,47 @@ def tokenizer_seeds(corpus):
     write_all(os.path.join(corpus, "tokenizer"), files)
 
 
+def serve_request_seeds(corpus):
+    user = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi \u00e9"}]
+    tool = {"type": "function", "function": {"name": "get_weather", "description": "Weather of a city",
+                                             "parameters": {"type": "object", "required": ["city"],
+                                                            "properties": {"city": {"type": "string"},
+                                                                           "days": {"type": "integer", "minimum": 1}}}}}
+    schema = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 8},
+                                               "tags": {"type": "array", "items": {"enum": ["a", "b"]}},
+                                               "score": {"type": "number"}, "ok": {"type": "boolean"}},
+              "required": ["name"], "additionalProperties": False}
+    chat = {
+        "chat_minimal": {"messages": user},
+        "chat_sampling": {"model": "m", "messages": user, "temperature": 0.7, "top_p": 0.9, "top_k": 40, "min_p": 0.05,
+                          "seed": 7, "max_tokens": 16, "stop": ["\n", "END"], "presence_penalty": 0.5,
+                          "frequency_penalty": 0.1, "repeat_penalty": 1.1, "logit_bias": {"5": -100, "7": 2.5},
+                          "logprobs": True, "top_logprobs": 3, "user": "u", "metadata": {"a": "b"}},
+        "chat_stream": {"messages": user, "stream": True, "stream_options": {"include_usage": True},
+                        "max_completion_tokens": 4},
+        "chat_json_object": {"messages": user, "response_format": {"type": "json_object"}},
+        "chat_json_schema": {"messages": user,
+                             "response_format": {"type": "json_schema", "json_schema": {"name": "p", "schema": schema}}},
+        "chat_tools": {"messages": user + [{"role": "assistant", "content": None, "tool_calls": [
+                           {"id": "c1", "type": "function",
+                            "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
+                           {"role": "tool", "tool_call_id": "c1", "content": "sunny"}],
+                       "tools": [tool], "tool_choice": "required", "parallel_tool_calls": False},
+        "chat_tool_named": {"messages": user, "tools": [tool],
+                            "tool_choice": {"type": "function", "function": {"name": "get_weather"}}},
+        "chat_parts": {"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}],
+                       "chat_template_kwargs": {"enable_thinking": False}},
+    }
+    completions = {
+        "completion_text": {"prompt": "Once upon", "max_tokens": 8, "temperature": 0, "echo": False},
+        "completion_tokens": {"prompt": [1, 2, 3], "logprobs": 2, "stop": "x", "return_tokens": True},
+        "completion_list": {"prompt": ["only one"], "n": 1, "stream": True},
+    }
+    files = {name + ".json": b"\0" + json.dumps(body).encode() for name, body in chat.items()}
+    files.update({name + ".json": b"\1" + json.dumps(body).encode() for name, body in completions.items()})
+    write_all(os.path.join(corpus, "serve_request"), files)
+
+
 def main():
     rnd = random.Random(3)
     corpus = os.path.join(HERE, "corpus")
@@ -152,6 +195,7 @@ def main():
     safetensors_seeds(corpus)
     chat_template_seeds(corpus)
     tokenizer_seeds(corpus)
+    serve_request_seeds(corpus)
     corpus = os.path.join(corpus, "gguf")
     os.makedirs(corpus, exist_ok=True)
     every = [("u8", 0, 7), ("i8", 1, -7), ("u16", 2, 700), ("i16", 3, -700), ("u32", 4, 70000), ("i32", 5, -70000),

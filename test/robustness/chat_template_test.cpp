@@ -85,6 +85,21 @@ TEST(ChatTemplateHostile, DeepValuesBuiltInALoopAreBounded) {
                 HasSubstr("nested more than"));
 }
 
+TEST(ChatTemplateHostile, DeepToolCallArgumentsStayText) {
+    // A request's tool-call arguments are JSON text that templates get parsed; 200 000 '['
+    // overflowed the stack while they became template values. Nested deeper than a template
+    // value may be, they stay the text they were.
+    const std::string deep = repeat("[", 200000) + repeat("]", 200000);
+    ChatMessage call{"assistant", "", ""};
+    call.tool_calls = {{"call_1", "f", deep}, {"call_2", "g", R"({"city": "Oslo"})"}};
+    const std::vector<ChatMessage> messages = {{"user", "hi", ""}, call};
+    const std::string text = render_chat(
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}"
+        "{% if c.function.arguments is string %}text {% else %}value {% endif %}{% endfor %}{% endfor %}",
+        messages, {});
+    EXPECT_EQ(text, "text value ");
+}
+
 TEST(ChatTemplateHostile, RunawayLoopsAndStringsAreBounded) {
     EXPECT_THAT(error_of("{{ range(9223372036854775807) | length }}"), HasSubstr("range()"));
     EXPECT_THAT(error_of("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"),

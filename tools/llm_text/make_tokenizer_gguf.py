@@ -15,53 +15,15 @@ SentencePiece vocabulary: <0xXX> byte tokens (type 6), <unk> (2), <s> </s> (3), 
 higher). A few user-defined tokens can be appended with --user-token.
 """
 import argparse
-import gzip
 import json
 import os
-import struct
+import sys
 
-T_U32, T_I32, T_F32, T_BOOL, T_STRING, T_ARRAY = 4, 5, 6, 7, 8, 9
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import gguf_writer  # noqa: E402  (tools/gguf_writer.py)
+from gguf_writer import ARRAY as T_ARRAY, BOOL as T_BOOL, F32 as T_F32, I32 as T_I32, STRING as T_STRING, U32 as T_U32  # noqa: E402
+
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, BYTE = 1, 2, 3, 4, 6
-
-
-def gguf_string(s):
-    b = s.encode("utf-8")
-    return struct.pack("<Q", len(b)) + b
-
-
-def gguf_value(vtype, value):
-    if vtype == T_STRING:
-        return gguf_string(value)
-    if vtype == T_U32:
-        return struct.pack("<I", value)
-    if vtype == T_F32:
-        return struct.pack("<f", value)
-    if vtype == T_BOOL:
-        return struct.pack("<?", value)
-    raise ValueError(vtype)
-
-
-def gguf_array(elem_type, items):
-    out = [struct.pack("<IQ", elem_type, len(items))]
-    if elem_type == T_STRING:
-        out += [gguf_string(s) for s in items]
-    elif elem_type == T_I32:
-        out.append(struct.pack("<%di" % len(items), *items))
-    elif elem_type == T_F32:
-        out.append(struct.pack("<%df" % len(items), *items))
-    return b"".join(out)
-
-
-def write_gguf(path, kvs):
-    body = [b"GGUF", struct.pack("<IQQ", 3, 0, len(kvs))]
-    for key, vtype, value in kvs:
-        body.append(gguf_string(key) + struct.pack("<I", vtype))
-        body.append(value if vtype == T_ARRAY else gguf_value(vtype, value))
-    data = b"".join(body)
-    data += b"\0" * (-len(data) % 32)
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "wb") as f:
-        f.write(data)
 
 
 def load(tok_dir):
@@ -110,9 +72,9 @@ def bpe_kvs(tj, cfg, pre, bos, eos, add_bos):
     kvs = ARCH_KVS + [
         ("tokenizer.ggml.model", T_STRING, "gpt2"),
         ("tokenizer.ggml.pre", T_STRING, pre),
-        ("tokenizer.ggml.tokens", T_ARRAY, gguf_array(T_STRING, tokens)),
-        ("tokenizer.ggml.token_type", T_ARRAY, gguf_array(T_I32, types)),
-        ("tokenizer.ggml.merges", T_ARRAY, gguf_array(T_STRING, merges_list(tj))),
+        ("tokenizer.ggml.tokens", T_ARRAY, (T_STRING, tokens)),
+        ("tokenizer.ggml.token_type", T_ARRAY, (T_I32, types)),
+        ("tokenizer.ggml.merges", T_ARRAY, (T_STRING, merges_list(tj))),
         ("tokenizer.ggml.bos_token_id", T_U32, tokens.index(bos)),
         ("tokenizer.ggml.eos_token_id", T_U32, tokens.index(eos)),
         ("tokenizer.ggml.add_bos_token", T_BOOL, add_bos),
@@ -139,9 +101,9 @@ def spm_kvs(tj, user_tokens):
     return ARCH_KVS + [
         ("tokenizer.ggml.model", T_STRING, "llama"),
         ("tokenizer.ggml.pre", T_STRING, "default"),
-        ("tokenizer.ggml.tokens", T_ARRAY, gguf_array(T_STRING, tokens)),
-        ("tokenizer.ggml.scores", T_ARRAY, gguf_array(T_F32, scores)),
-        ("tokenizer.ggml.token_type", T_ARRAY, gguf_array(T_I32, types)),
+        ("tokenizer.ggml.tokens", T_ARRAY, (T_STRING, tokens)),
+        ("tokenizer.ggml.scores", T_ARRAY, (T_F32, scores)),
+        ("tokenizer.ggml.token_type", T_ARRAY, (T_I32, types)),
         ("tokenizer.ggml.bos_token_id", T_U32, tokens.index("<s>")),
         ("tokenizer.ggml.eos_token_id", T_U32, tokens.index("</s>")),
         ("tokenizer.ggml.unknown_token_id", T_U32, tokens.index("<unk>")),
@@ -165,7 +127,7 @@ def main():
         kvs = bpe_kvs(tj, cfg, a.pre or "llama-bpe", "<|begin_of_text|>", "<|eot_id|>", True)
     else:
         kvs = spm_kvs(tj, a.user_token)
-    write_gguf(a.out, kvs)
+    gguf_writer.write(a.out, kvs)
     print(a.out, os.path.getsize(a.out))
 
 

@@ -1,6 +1,9 @@
 #include "models/llm/chat_template/chat_template.h"
 
+#include "core/error.h"
+#include "core/json.h"
 #include "models/llm/chat_template/interpreter.h"
+#include "models/llm/chat_template/limits.h"
 #include "models/llm/chat_template/parser.h"
 
 #include <spdlog/spdlog.h>
@@ -41,10 +44,14 @@ jinja::Value json_value(const nlohmann::ordered_json& j) {
 }
 
 // Arguments as a dict when they are JSON (Llama 3.1's template prints them with tojson),
-// else the text as given.
+// else the text as given. json_value recurses along the nesting, so arguments nested deeper
+// than the template's own values may be (a request's string of 200 000 '[') stay text.
 jinja::Value arguments_value(const std::string& arguments) {
-    const auto parsed = nlohmann::ordered_json::parse(arguments, nullptr, /*allow_exceptions=*/false);
-    return parsed.is_discarded() ? jinja::Value(arguments) : json_value(parsed);
+    try {
+        return json_value(parse_ordered_json(arguments, "tool call arguments", jinja::kMaxValueDepth));
+    } catch (const FormatError&) {
+        return jinja::Value(arguments);
+    }
 }
 
 // OpenAI's shape, as transformers passes it: {id, type: "function", function: {name, arguments}}.

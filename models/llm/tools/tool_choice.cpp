@@ -15,7 +15,8 @@ void check_tools(const json& tools) {
     for (std::size_t i = 0; i < tools.size(); ++i) {
         const std::string at = "tools[" + std::to_string(i) + "]";
         const json& t = tools[i];
-        if (!t.is_object() || t.value("type", "") != "function") throw SchemaError(at + ".type", "must be \"function\"");
+        // (json::value would throw nlohmann's type_error, a 500, for a "type" that is not a string.)
+        if (!t.is_object() || !t.contains("type") || t["type"] != "function") throw SchemaError(at + ".type", "must be \"function\"");
         if (!t.contains("function") || !t["function"].is_object()) throw SchemaError(at + ".function", "missing");
         const json& f = t["function"];
         if (!f.contains("name") || !f["name"].is_string() || f["name"].get<std::string>().empty())
