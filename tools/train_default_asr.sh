@@ -24,14 +24,8 @@ steps=${STEPS:-6000}
 install=${INSTALL:-1}
 data=${DATA:-$work/asr-data}
 mkdir -p "$work"
-start=$(date +%s)
-stage_start=$start
-stage() {  # print how long the previous stage took
-    local now
-    now=$(date +%s)
-    echo "train_default_asr: $1 took $((now - stage_start)) s"
-    stage_start=$now
-}
+STAGE_PREFIX=train_default_asr
+source "$root/tools/stage_timer.sh"
 
 # 6000 training utterances (about 8 h: espeak-ng and flite voices, sox augmentation) and 300
 # evaluation ones in flite's slt voice, which never speaks in training.
@@ -69,4 +63,4 @@ if [[ "$install" == 1 ]]; then
     mkdir -p "$root/models/asr/bundled"
     cp "$work/forge-asr.gguf" "$root/models/asr/bundled/forge-asr.gguf"
 fi
-echo "train_default_asr: done in $(( $(date +%s) - start )) s of wall time; model $work/forge-asr.gguf"
+stages_done "model $work/forge-asr.gguf"

@@ -17,14 +17,8 @@ threads=${THREADS:-2}
 install=${INSTALL:-1}
 python=/usr/bin/python3
 mkdir -p "$work"
-start=$(date +%s)
-stage_start=$start
-stage() {  # print how long the previous stage took
-    local now
-    now=$(date +%s)
-    echo "train_default_chat: $1 took $((now - stage_start)) s"
-    stage_start=$now
-}
+STAGE_PREFIX=train_default_chat
+source "$root/tools/stage_timer.sh"
 
 [[ -f "$root/corpus/PROVENANCE.md" ]] || bash "$root/tools/get_corpus.sh"
 if [[ ! -f /usr/share/wordnet/data.noun ]]; then  # WordNet's glosses for the definition questions
@@ -78,4 +72,4 @@ stage "evaluation"
 if [[ "$install" == 1 ]]; then
     cp "$work/forge-chat.gguf" "$root/models/llm/bundled/forge-chat.gguf"
 fi
-echo "train_default_chat: done in $(( $(date +%s) - start )) s of wall time; model $work/forge-chat.gguf"
+stages_done "model $work/forge-chat.gguf"
