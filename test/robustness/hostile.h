@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 namespace forge::test {
@@ -39,6 +40,28 @@ inline double peak_child_rss_mib() {
     rusage usage{};
     getrusage(RUSAGE_CHILDREN, &usage);
     return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+// A field of /proc/self/status in MiB ("VmRSS", "VmHWM": lines like "VmHWM:   12345 kB").
+inline double proc_status_mib(const std::string& field) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind(field + ":", 0) == 0) return std::stod(line.substr(field.size() + 1)) / 1024.0;
+    }
+    ADD_FAILURE() << "no " << field << " in /proc/self/status";
+    return 0;
+}
+
+// How far this process's peak resident set rose above its resident set while `work` ran, in
+// MiB. The peak is reset first (Linux: 5 written to /proc/self/clear_refs), so what earlier
+// tests of the process held — much more under AddressSanitizer, whose quarantine keeps freed
+// memory — does not count.
+inline double peak_rss_growth_mib(const std::function<void()>& work) {
+    std::ofstream("/proc/self/clear_refs") << "5";
+    const double before = proc_status_mib("VmRSS");
+    work();
+    return proc_status_mib("VmHWM") - before;
 }
 
 // What every run of forge on hostile input must keep to: no crash (a signal gives -1), a
