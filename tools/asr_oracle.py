@@ -17,6 +17,9 @@ and stores mel, encoder output and tokens in <variant>.expected.gguf beside <var
 Run: /usr/bin/python3 tools/asr_oracle.py test/data/asr
      /usr/bin/python3 tools/asr_oracle.py --preset tdt_ctc-110m /tmp/tdt_ctc-110m-random.gguf   (benchmarks)
      /usr/bin/python3 tools/asr_oracle.py --bench tdt_ctc-110m SECONDS THREADS          (PyTorch's time)
+     /usr/bin/python3 tools/asr_oracle.py --transcribe MODEL.gguf CLIP.wav...   (a CTC model's greedy
+         transcript of 16 kHz mono 16-bit clips, a line each: the reference for a trained model,
+         the bundled one included; F32, F16 and Q8_0 tensors, tools/gguf_reader.py)
 """
 import math
 import os
@@ -26,6 +29,7 @@ import wave
 import numpy as np
 import torch
 
+import gguf_reader  # tools/gguf_reader.py
 import gguf_writer  # tools/gguf_writer.py
 
 torch.set_default_dtype(torch.float64)
@@ -421,7 +425,45 @@ def bench_preset(name, seconds, threads, reps=3):
           f"real-time factor {median / seconds:.4f}")
 
 
+def read_wav_16k(path):
+    """A 16 kHz mono 16-bit WAV as int16 / 32768 (what forge's reader decodes it to)."""
+    with wave.open(path, "rb") as f:
+        if (f.getframerate(), f.getnchannels(), f.getsampwidth()) != (16000, 1, 2):
+            raise SystemExit(f"{path}: the oracle reads 16 kHz mono 16-bit WAV only")
+        return np.frombuffer(f.readframes(f.getnframes()), dtype="<i2").astype(np.float64) / 32768.0
+
+
+def config_of(meta, tensors):
+    """The equations' settings from a CTC model's Parakeet GGUF metadata."""
+    e = "parakeet.encoder."
+    if meta["parakeet.arch"] != "ctc":
+        raise SystemExit(f"--transcribe reads CTC models; this one is {meta['parakeet.arch']}")
+    return dict(d_model=meta[e + "d_model"], n_layers=meta[e + "n_layers"], n_heads=meta[e + "n_heads"],
+                conv_kernel=meta[e + "conv_kernel"], channels=meta[e + "subsampling_conv_channels"],
+                xscaling=bool(meta[e + "xscaling"]), vocab=meta["parakeet.vocab_size"],
+                ctc_prefix="decoder.decoder_layers.0")
+
+
+def transcribe(model_path, clips):
+    """Prints each clip's greedy CTC transcript; the smallest top-2 logit margin goes to stderr
+    (a margin near 0 is a frame where float rounding may pick the other token)."""
+    meta, tensors = gguf_reader.read(model_path)
+    cfg = config_of(meta, tensors)
+    w = {name: torch.as_tensor(a) for name, a in tensors.items()}
+    fb = tensors["preprocessor.featurizer.fb"][0]
+    pieces = meta["parakeet.tokenizer.pieces"]
+    for clip in clips:
+        with torch.no_grad():
+            enc = encoder(w, log_mel(read_wav_16k(clip), fb), cfg)
+            tokens, _, margin = ctc_greedy(w, cfg["ctc_prefix"], enc, meta["parakeet.blank_id"])
+        print("".join(pieces[k] for k in tokens).replace("\u2581", " ").strip(), flush=True)
+        print(f"{os.path.basename(clip)}: {len(tokens)} tokens, smallest margin {margin:.3g}", file=sys.stderr)
+
+
 def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == "--transcribe":
+        transcribe(sys.argv[2], sys.argv[3:])
+        return
     if len(sys.argv) == 5 and sys.argv[1] == "--bench":
         bench_preset(sys.argv[2], float(sys.argv[3]), int(sys.argv[4]))
         return
