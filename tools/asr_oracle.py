@@ -456,7 +456,8 @@ def transcribe(model_path, clips):
         with torch.no_grad():
             enc = encoder(w, log_mel(read_wav_16k(clip), fb), cfg)
             tokens, _, margin = ctc_greedy(w, cfg["ctc_prefix"], enc, meta["parakeet.blank_id"])
-        print("".join(pieces[k] for k in tokens).replace("\u2581", " ").strip(), flush=True)
+        words = "".join(pieces[k] for k in tokens).replace("\u2581", " ").split()  # a lone "▁" piece: one space
+        print(" ".join(words), flush=True)
         print(f"{os.path.basename(clip)}: {len(tokens)} tokens, smallest margin {margin:.3g}", file=sys.stderr)
 
 

@@ -1,6 +1,7 @@
 // `forge transcribe` and `forge bench transcribe` as a user runs them, on the oracle's CTC and
 // TDT models (test/data/asr): every output format, WAV on stdin, resampled and stereo input,
-// and bad input as one `forge: error:` line with a non-zero exit.
+// and bad input as one `forge: error:` line with a non-zero exit; and the bundled model on real
+// speech against the PyTorch reference.
 #include "core/audio/audio_file.h"
 #include "test/app/forge_binary.h"
 
@@ -22,6 +23,8 @@ using test::quoted;
 const std::string kDir = std::string(FORGE_TEST_DATA_DIR) + "/asr/";
 const std::string kClip = kDir + "chirps.wav";
 const std::string kCtc = " --model " + quoted(kDir + "ctc.gguf");
+// Real speech from Debian pocketsphinx-testdata (tools/bootstrap.sh installs it).
+const std::string kLibriVox = "/usr/share/pocketsphinx/test/data/librivox/";
 
 ForgeRun transcribe(const std::string& args, const std::string& input = "") {
     return test::run_forge("transcribe " + args, input);
@@ -105,15 +108,25 @@ TEST(TranscribeCli, BadInputIsAnError) {
     EXPECT_THAT(decoder.err, HasSubstr("no CTC head"));
 }
 
-// No speech model is bundled yet (docs/ASR_TRAINING.md: tools/train_default_asr.sh's run is in
-// progress). Until then the default is one error line naming the file it looked for; when the
-// model is committed, this test becomes "no --model transcribes with the bundled model".
-TEST(TranscribeCli, WithoutABundledModelTheDefaultIsOneErrorLine) {
-    for (const std::string& args : {quoted(kClip), quoted(kClip) + " --model default"}) {
-        const ForgeRun run = transcribe(args);
-        EXPECT_EQ(run.status, 1) << args;
-        EXPECT_THAT(run.err, HasSubstr("forge-asr.gguf")) << args;
-        EXPECT_THAT(run.err, HasSubstr("forge: error:")) << args;
+// Without --model (and with --model default) forge transcribes with its bundled model
+// (models/asr/bundled/forge-asr.gguf, MODEL_CARD.md there). Its transcripts of the five real
+// LibriVox clips of Debian pocketsphinx-testdata are those of the PyTorch reference of the same
+// equations (tools/make_bundled_asr_golden.py -> test/data/asr/bundled_librivox_golden.json):
+// greedy tokens, so exact.
+TEST(TranscribeCli, TheBundledModelTranscribesRealSpeechLikeThePyTorchReference) {
+    std::ifstream in(kDir + "bundled_librivox_golden.json");
+    const auto golden = nlohmann::json::parse(in);
+    std::string clips, expected;
+    for (const auto& clip : golden["clips"]) {
+        clips += " " + quoted(kLibriVox + clip["clip"].get<std::string>() + ".wav");
+        expected += clip["transcript"].get<std::string>() + "\n";
+    }
+    ASSERT_EQ(golden["clips"].size(), 5u);
+    for (const std::string& model : {std::string(), std::string(" --model default")}) {
+        const ForgeRun run = transcribe(clips + model + " --threads 2");
+        ASSERT_EQ(run.status, 0) << run.err;
+        EXPECT_EQ(run.out, expected) << model;
+        EXPECT_THAT(run.err, HasSubstr("forge-asr.gguf (the bundled default)")) << model;
     }
 }
 
