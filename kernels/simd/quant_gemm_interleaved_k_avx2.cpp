@@ -42,6 +42,8 @@ constexpr int kOperands = 8;    // quant lanes of a slice: operand i meets activ
 constexpr int kPrefillRows = 4; // activation rows per register tile (16 ymm registers)
 
 // ---- where things lie in a group's super-block (the header's layout) ----------------------
+// (The offsets of quant_gemm_interleaved_k.cpp's layout structs, which write it; if the two
+// ever part, the tests against the scalar dot and the AVX-512 kernel fail.)
 
 constexpr std::size_t kQuantBytes = kSlices * 4 * 64;
 
