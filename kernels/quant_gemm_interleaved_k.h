@@ -37,7 +37,29 @@
 #include <cstddef>
 #include <cstdint>
 
+// Where the K-quant kernels exist: the AVX-512 VNNI one (simd/quant_gemm_interleaved_k.cpp) or,
+// on machines without it, the AVX2 + FMA + F16C one (simd/quant_gemm_interleaved_k_avx2.cpp),
+// over the same layout. FORGE_INTERLEAVED_K_AVX2: the AVX2 kernel is built (simd::avx2::gemm),
+// on AVX-512 machines too, where the tests run it.
+#if defined(FORGE_BACKEND_SIMD) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define FORGE_INTERLEAVED_K_AVX2 1
+#endif
+#if defined(FORGE_INTERLEAVED_GEMM) || defined(FORGE_INTERLEAVED_K_AVX2)
+#define FORGE_INTERLEAVED_K_GEMM 1
+#endif
+
 namespace forge::kernels {
+
+#if defined(FORGE_INTERLEAVED_K_GEMM)
+inline constexpr bool kHasInterleavedKGemm = true;
+#else
+inline constexpr bool kHasInterleavedKGemm = false;
+#endif
+
+// Whether weights of format Block load interleaved: the 32-element formats need the AVX-512
+// kernel, the K-quants either kernel.
+template <typename Block>
+inline constexpr bool kHasInterleavedGemmFor = Block::kSize == kSuperBlock ? kHasInterleavedKGemm : kHasInterleavedGemm;
 
 // Bytes of one group of 16 rows per super-block (a whole number of cache lines).
 template <typename Block>
@@ -56,7 +78,7 @@ constexpr std::size_t interleaved_k_group_bytes(std::int64_t blocks) {
 }
 
 // The GEMM's operands are InterleavedGemm<Block> (kernels/quant_gemm_interleaved.h), a_info
-// null. Defined only where kHasInterleavedGemm (callers test it with if constexpr).
+// null. Defined only where kHasInterleavedKGemm (callers test it with if constexpr).
 namespace simd {
 
 // Writes the groups of w [n rows x blocks] to out: ceil(n / 16) groups of
@@ -74,6 +96,14 @@ void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ
 void gemm(const InterleavedGemm<BlockQ4_K>& g) noexcept;
 void gemm(const InterleavedGemm<BlockQ5_K>& g) noexcept;
 void gemm(const InterleavedGemm<BlockQ6_K>& g) noexcept;
+
+// The AVX2 kernel (without VNNI), the same bits as the AVX-512 one; defined where
+// FORGE_INTERLEAVED_K_AVX2. gemm above is this one where the build has no AVX-512 VNNI.
+namespace avx2 {
+void gemm(const InterleavedGemm<BlockQ4_K>& g) noexcept;
+void gemm(const InterleavedGemm<BlockQ5_K>& g) noexcept;
+void gemm(const InterleavedGemm<BlockQ6_K>& g) noexcept;
+}  // namespace avx2
 
 }  // namespace simd
 

@@ -16,7 +16,7 @@ namespace forge::infer {
 
 namespace {
 
-#if defined(FORGE_INTERLEAVED_GEMM)
+#if defined(FORGE_INTERLEAVED_K_GEMM)
 // The bytes of one 16-row group of `blocks` blocks in Block's interleaved layout.
 template <typename Block>
 std::size_t group_bytes(std::int64_t blocks) {
@@ -28,7 +28,8 @@ std::size_t group_bytes(std::int64_t blocks) {
 void copy_group_row(DType dtype, const std::byte* group, std::int64_t blocks, int lane, std::byte* out) {
     quant::visit_block_type(dtype, [&](auto tag) {
         using Block = typename decltype(tag)::type;
-        if constexpr (requires(Block* b) { kernels::simd::deinterleave_row(group, blocks, lane, b); }) {
+        if constexpr (kernels::kHasInterleavedGemmFor<Block> &&
+                      requires(Block* b) { kernels::simd::deinterleave_row(group, blocks, lane, b); }) {
             kernels::simd::deinterleave_row(group, blocks, lane, reinterpret_cast<Block*>(out));
         }
     });
@@ -72,16 +73,18 @@ void InterleavedWeights::copy_row(std::int64_t r, std::span<std::byte> out) cons
     check(r >= 0 && r < rows_, "interleaved weights: row {} out of range [0, {})", r, rows_);
     const auto row_bytes = dtype_bytes(dtype_, static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(dtype_traits(dtype_).block_size));
     check(out.size() == row_bytes, "interleaved weights: a row is {} bytes, not {}", row_bytes, out.size());
-#if defined(FORGE_INTERLEAVED_GEMM)
+#if defined(FORGE_INTERLEAVED_K_GEMM)
     copy_group_row(dtype_, group(r / kernels::kInterleave), blocks_, static_cast<int>(r % kernels::kInterleave), out.data());
 #endif
 }
 
 std::shared_ptr<const InterleavedWeights> InterleavedWeights::from(const Tensor& weight, bool release_source) {
-#if defined(FORGE_INTERLEAVED_GEMM)
+#if defined(FORGE_INTERLEAVED_K_GEMM)
     check(weight.rank() == 2 && weight.is_contiguous(), "interleaved weights: expected a contiguous matrix");
+#if defined(FORGE_INTERLEAVED_GEMM)
     if (weight.dtype() == DType::Q4_0) return interleave<kernels::BlockQ4_0>(weight, DType::Q4_0, release_source);
     if (weight.dtype() == DType::Q8_0) return interleave<kernels::BlockQ8_0>(weight, DType::Q8_0, release_source);
+#endif
     if (weight.dtype() == DType::Q4_K) return interleave<kernels::BlockQ4_K>(weight, DType::Q4_K, release_source);
     if (weight.dtype() == DType::Q5_K) return interleave<kernels::BlockQ5_K>(weight, DType::Q5_K, release_source);
     if (weight.dtype() == DType::Q6_K) return interleave<kernels::BlockQ6_K>(weight, DType::Q6_K, release_source);

@@ -53,7 +53,7 @@ constexpr bool kHasGemm = requires(const kernels::QuantGemm<Block, quant::Activa
 // The formats whose weights load interleaved (kernels/quant_gemm_interleaved.h and, for the
 // K-quants, kernels/quant_gemm_interleaved_k.h), where the build has those kernels.
 template <typename Block>
-constexpr bool kInterleavable = kernels::kHasInterleavedGemm && requires(const kernels::InterleavedGemm<Block>& g) {
+constexpr bool kInterleavable = kernels::kHasInterleavedGemmFor<Block> && requires(const kernels::InterleavedGemm<Block>& g) {
     kernels::simd::gemm(g);
 };
 // The 32-element ones also take per-block activation info; the K-quants read Q8_K's bsums.

@@ -9,7 +9,9 @@
 // docs/THIRD-PARTY-NOTICES.md.
 #include "kernels/quant_gemm_interleaved_k.h"
 
-#if defined(FORGE_INTERLEAVED_GEMM)
+// The layout is the AVX2 kernel's too (quant_gemm_interleaved_k_avx2.cpp); the kernel below
+// only where the build has AVX-512 VNNI.
+#if defined(FORGE_INTERLEAVED_K_GEMM)
 
 #include "kernels/simd/quant_lanes.h"
 
@@ -250,6 +252,7 @@ void deinterleave(const std::byte* group, std::int64_t blocks, int r, Block* out
 }
 
 // ---- the kernel -----------------------------------------------------------------------------
+#if defined(FORGE_INTERLEAVED_GEMM)
 
 std::uint32_t load_u32(const void* p) {
     std::uint32_t v;
@@ -480,6 +483,8 @@ void gemm_groups(const InterleavedGemm<Block>& g) {
     }
 }
 
+#endif  // FORGE_INTERLEAVED_GEMM
+
 }  // namespace
 
 void interleave(const BlockQ4_K* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
@@ -502,9 +507,15 @@ void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ
     deinterleave(group, blocks, r, out);
 }
 
+#if defined(FORGE_INTERLEAVED_GEMM)
 void gemm(const InterleavedGemm<BlockQ4_K>& g) noexcept { gemm_groups(g); }
 void gemm(const InterleavedGemm<BlockQ5_K>& g) noexcept { gemm_groups(g); }
 void gemm(const InterleavedGemm<BlockQ6_K>& g) noexcept { gemm_groups(g); }
+#else  // AVX2 only
+void gemm(const InterleavedGemm<BlockQ4_K>& g) noexcept { avx2::gemm(g); }
+void gemm(const InterleavedGemm<BlockQ5_K>& g) noexcept { avx2::gemm(g); }
+void gemm(const InterleavedGemm<BlockQ6_K>& g) noexcept { avx2::gemm(g); }
+#endif
 
 }  // namespace forge::kernels::simd
 

@@ -1,5 +1,7 @@
 // The interleaved GEMMs (simd builds with AVX-512 VNNI): Q4_0 / Q8_0
-// (kernels/quant_gemm_interleaved.h) and Q4_K / Q5_K / Q6_K (kernels/quant_gemm_interleaved_k.h).
+// (kernels/quant_gemm_interleaved.h) and Q4_K / Q5_K / Q6_K (kernels/quant_gemm_interleaved_k.h;
+// also on AVX2, and its AVX2 kernel, simd::avx2::gemm, runs the same checks on AVX-512 machines
+// and must give the AVX-512 kernel's bits).
 // Every output within the contract bound of kernels/quant_dot.h from scalar::dot, bit for bit
 // equal to it where every partial sum is exact (power-of-two scales, small activations), the
 // same bits however the outputs are cut (many activation rows or one, one call or group by
@@ -19,13 +21,17 @@
 #include <random>
 #include <vector>
 
-#if defined(FORGE_INTERLEAVED_GEMM)
+#if defined(FORGE_INTERLEAVED_K_GEMM)
 
 namespace forge::kernels {
 namespace {
 
 template <typename Block>
 constexpr bool kIsK = Block::kSize == kSuperBlock;
+
+// The kernel a check runs: simd::gemm unless a test names another.
+template <typename Block>
+using GemmKernel = void (*)(const InterleavedGemm<Block>&) noexcept;
 
 template <typename Block>
 std::size_t group_bytes(std::int64_t blocks) {
@@ -43,9 +49,11 @@ struct Operands {
     std::vector<Act> a;
     std::vector<CacheLine> packed;
     std::vector<ActivationBlockInfo> info;
+    GemmKernel<Block> kernel;
 
-    Operands(std::int64_t n_, std::int64_t m_, std::int64_t blocks_, std::vector<Block> w_, std::vector<Act> a_)
-        : n(n_), m(m_), blocks(blocks_), w(std::move(w_)), a(std::move(a_)) {
+    Operands(std::int64_t n_, std::int64_t m_, std::int64_t blocks_, std::vector<Block> w_, std::vector<Act> a_,
+             GemmKernel<Block> kernel_ = simd::gemm)
+        : n(n_), m(m_), blocks(blocks_), w(std::move(w_)), a(std::move(a_)), kernel(kernel_) {
         const std::int64_t groups = (n + kInterleave - 1) / kInterleave;
         packed.resize(static_cast<std::size_t>(groups) * group_bytes<Block>(blocks) / sizeof(CacheLine));
         simd::interleave(w.data(), n, blocks, packed.front().bytes);
@@ -64,7 +72,7 @@ struct Operands {
              std::vector<float>& y, std::int64_t y_stride) const {
         const std::int64_t c0 = group_begin * kInterleave;
         const ActivationBlockInfo* a_info = info.empty() ? nullptr : info.data() + row_begin * blocks;
-        simd::gemm(InterleavedGemm<Block>{row_end - row_begin, col_end - c0, blocks, a.data() + row_begin * blocks, a_info,
+        kernel(InterleavedGemm<Block>{row_end - row_begin, col_end - c0, blocks, a.data() + row_begin * blocks, a_info,
                                           blocks, group(group_begin), y.data() + row_begin * y_stride + c0, y_stride});
     }
 
@@ -78,10 +86,10 @@ struct Operands {
 };
 
 template <typename Block>
-Operands<Block> random_operands(std::int64_t n, std::int64_t m, std::int64_t blocks) {
+Operands<Block> random_operands(std::int64_t n, std::int64_t m, std::int64_t blocks, GemmKernel<Block> kernel) {
     std::mt19937 rng(static_cast<unsigned>(n * 1000 + m * 10 + blocks));
     return {n, m, blocks, random_blocks<Block>(static_cast<std::size_t>(n * blocks), rng),
-            random_activations<InterleavedActivation<Block>>(static_cast<std::size_t>(m * blocks), rng)};
+            random_activations<InterleavedActivation<Block>>(static_cast<std::size_t>(m * blocks), rng), kernel};
 }
 
 // The whole product in one call, with padding between output rows that must stay untouched.
@@ -120,13 +128,14 @@ void check_split_independence(const Operands<Block>& op) {
 // scale product for every output: every partial sum is exact, so the kernel must equal
 // scalar::dot bit for bit (a wrong integer anywhere shows).
 template <typename Block>
-void check_exact(std::int64_t n, std::int64_t m, std::int64_t blocks) {
+void check_exact(std::int64_t n, std::int64_t m, std::int64_t blocks, GemmKernel<Block> kernel) {
     using Act = InterleavedActivation<Block>;
     std::mt19937 rng(static_cast<unsigned>(7 + n + m + blocks));
     auto w = random_blocks<Block>(static_cast<std::size_t>(n * blocks), rng);
     use_power_of_two_scales(w, rng);
     for (int limit = 127;; limit /= 2) {
-        const Operands<Block> op(n, m, blocks, w, small_activations<Act>(static_cast<std::size_t>(m * blocks), limit, rng));
+        const Operands<Block> op(n, m, blocks, w, small_activations<Act>(static_cast<std::size_t>(m * blocks), limit, rng),
+                                 kernel);
         double largest = 0;
         for (std::int64_t r = 0; r < m; ++r) {
             for (std::int64_t c = 0; c < n; ++c) largest = std::max(largest, op.magnitude(r, c));
@@ -150,21 +159,23 @@ void check_exact(std::int64_t n, std::int64_t m, std::int64_t blocks) {
 
 // Rows around the 16-row group, activation rows around the 8-row tile, several row lengths.
 template <typename Block>
-void check_format(std::initializer_list<std::int64_t> block_counts) {
+void check_format(std::initializer_list<std::int64_t> block_counts, GemmKernel<Block> kernel = simd::gemm) {
     for (const std::int64_t n : {1, 15, 16, 17, 40}) {
         for (const std::int64_t m : {1, 2, 7, 8, 9, 17}) {
             for (const std::int64_t blocks : block_counts) {
-                const auto op = random_operands<Block>(n, m, blocks);
+                const auto op = random_operands<Block>(n, m, blocks, kernel);
                 check_against_spec(op);
                 check_split_independence(op);
-                check_exact<Block>(n, m, blocks);
+                check_exact<Block>(n, m, blocks, kernel);
             }
         }
     }
 }
 
+#if defined(FORGE_INTERLEAVED_GEMM)
 TEST(QuantGemmInterleaved, Q4_0) { check_format<BlockQ4_0>({1, 3, 8, 33}); }
 TEST(QuantGemmInterleaved, Q8_0) { check_format<BlockQ8_0>({1, 3, 8, 33}); }
+#endif
 TEST(QuantGemmInterleaved, Q4_K) { check_format<BlockQ4_K>({1, 2, 4}); }
 TEST(QuantGemmInterleaved, Q5_K) { check_format<BlockQ5_K>({1, 2, 4}); }
 TEST(QuantGemmInterleaved, Q6_K) { check_format<BlockQ6_K>({1, 2, 4}); }
@@ -183,7 +194,8 @@ std::vector<Act> constant_activations(std::size_t count, std::int8_t value, std:
 // Extreme codes: every weight bit set (Q8_0: -1; Q4_K / Q5_K scales and mins 63, Q6_K scales
 // at -128) and Q8_0 weights at -128 (stored as unsigned 0): the integer sums stay exact.
 template <typename Block>
-void check_extremes(std::uint8_t fill, std::vector<InterleavedActivation<Block>> a = {}) {
+void check_extremes(std::uint8_t fill, std::vector<InterleavedActivation<Block>> a = {},
+                    GemmKernel<Block> kernel = simd::gemm) {
     std::mt19937 rng(3);
     std::vector<Block> w(17 * 3);
     std::memset(static_cast<void*>(w.data()), fill, w.size() * sizeof(Block));
@@ -195,33 +207,37 @@ void check_extremes(std::uint8_t fill, std::vector<InterleavedActivation<Block>>
     }
     use_power_of_two_scales(w, rng);
     if (a.empty()) a = small_activations<InterleavedActivation<Block>>(2 * 3, 127, rng);
-    const Operands<Block> op(17, 2, 3, std::move(w), std::move(a));
+    const Operands<Block> op(17, 2, 3, std::move(w), std::move(a), kernel);
     check_against_spec(op);
 }
 
 // The same weights against activations all at -128 or all at 127: the largest partial sums
 // (Q4_K's half-slice sums, which the kernel multiplies as int16, reach 16 * 15 * -128 = -30720).
 template <typename Block>
-void check_extreme_activations(std::uint8_t fill) {
+void check_extreme_activations(std::uint8_t fill, GemmKernel<Block> kernel = simd::gemm) {
     std::mt19937 rng(5);
     for (const std::int8_t value : {std::int8_t{-128}, std::int8_t{127}}) {
-        check_extremes<Block>(fill, constant_activations<InterleavedActivation<Block>>(2 * 3, value, rng));
+        check_extremes<Block>(fill, constant_activations<InterleavedActivation<Block>>(2 * 3, value, rng), kernel);
     }
 }
 
 TEST(QuantGemmInterleaved, ExtremeCodes) {
+#if defined(FORGE_INTERLEAVED_GEMM)
     check_extremes<BlockQ4_0>(0xFF);
     check_extremes<BlockQ8_0>(0x80);
     check_extremes<BlockQ8_0>(0xFF);
+#endif
     check_extremes<BlockQ4_K>(0xFF);
     check_extremes<BlockQ5_K>(0xFF);
     check_extremes<BlockQ6_K>(0xFF);
 }
 
 TEST(QuantGemmInterleaved, ExtremeActivations) {
+#if defined(FORGE_INTERLEAVED_GEMM)
     check_extreme_activations<BlockQ4_0>(0xFF);
     check_extreme_activations<BlockQ8_0>(0x80);
     check_extreme_activations<BlockQ8_0>(0x7F);
+#endif
     for (const std::uint8_t fill : {0x00, 0xFF}) {
         check_extreme_activations<BlockQ4_K>(fill);
         check_extreme_activations<BlockQ5_K>(fill);
@@ -245,12 +261,53 @@ void check_row_round_trip() {
 }
 
 TEST(QuantGemmInterleaved, RowsComeBackUnchanged) {
+#if defined(FORGE_INTERLEAVED_GEMM)
     check_row_round_trip<BlockQ4_0>();
     check_row_round_trip<BlockQ8_0>();
+#endif
     check_row_round_trip<BlockQ4_K>();
     check_row_round_trip<BlockQ5_K>();
     check_row_round_trip<BlockQ6_K>();
 }
+
+#if defined(FORGE_INTERLEAVED_K_AVX2) && defined(FORGE_INTERLEAVED_GEMM)
+// On an AVX-512 machine, the AVX2 kernel (vpmaddubsw and int16 partial sums) through every
+// check above. (Where the build has only AVX2, simd::gemm is that kernel and the tests above
+// run it.)
+template <typename Block>
+void check_avx2() {
+    const GemmKernel<Block> kernel = simd::avx2::gemm;
+    check_format<Block>({1, 2, 4}, kernel);
+    check_extremes<Block>(0xFF, {}, kernel);
+    for (const std::uint8_t fill : {0x00, 0xFF}) check_extreme_activations<Block>(fill, kernel);
+}
+
+TEST(QuantGemmInterleavedAvx2, Q4_K) { check_avx2<BlockQ4_K>(); }
+TEST(QuantGemmInterleavedAvx2, Q5_K) { check_avx2<BlockQ5_K>(); }
+TEST(QuantGemmInterleavedAvx2, Q6_K) { check_avx2<BlockQ6_K>(); }
+
+// The same float steps on the same integers: the AVX2 kernel gives the AVX-512 kernel's bits
+// (where the build has both), prefill tiles and decode alike.
+template <typename Block>
+void check_avx2_bits_equal_avx512() {
+    for (const std::int64_t m : {1, 3, 8, 13}) {
+        const auto op = random_operands<Block>(40, m, 5, simd::gemm);
+        const auto avx2 = random_operands<Block>(40, m, 5, simd::avx2::gemm);
+        std::vector<float> y(static_cast<std::size_t>(m * op.n)), y_avx2(y.size());
+        op.run(0, m, 0, op.n, y, op.n);
+        avx2.run(0, m, 0, op.n, y_avx2, op.n);
+        for (std::size_t i = 0; i < y.size(); ++i) {
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(y[i]), std::bit_cast<std::uint32_t>(y_avx2[i])) << "m " << m << " at " << i;
+        }
+    }
+}
+
+TEST(QuantGemmInterleavedAvx2, SameBitsAsAvx512) {
+    check_avx2_bits_equal_avx512<BlockQ4_K>();
+    check_avx2_bits_equal_avx512<BlockQ5_K>();
+    check_avx2_bits_equal_avx512<BlockQ6_K>();
+}
+#endif
 
 }  // namespace
 }  // namespace forge::kernels
