@@ -75,6 +75,15 @@ TEST(CliFlags, MinusOnePredictsWithoutALimit) {
     expect_usage_error(run_bounded("chat " + quoted(kModel) + " -p hi -n -2"), "-n");
 }
 
+// Raw library text: an -n far past the context once reached std::vector::reserve ("forge:
+// error: vector::reserve"), an empty --raw prompt the session's "eval: no tokens".
+TEST(CliFlags, LimitsPastTheContextAndEmptyPromptsAreSentences) {
+    const BoundedRun huge = run_bounded("chat " + quoted(kModel) + " --raw --temp 0 --ctx 16 -n 1099511627776 -p hello");
+    EXPECT_EQ(huge.run.status, 0) << huge.run.err;
+    EXPECT_THAT(huge.run.err, HasSubstr("the context is full"));
+    expect_error(run_bounded("chat " + quoted(kModel) + " --raw -p ''"), "the prompt is empty: nothing to answer");
+}
+
 // ---- data loss: a writer pointed at one of its inputs ----
 
 class CliDataLoss : public ::testing::Test {
