@@ -128,6 +128,28 @@ TEST_F(CliDataLoss, NamRunRefusesToOverwriteItsInputs) {
     EXPECT_EQ(bytes_of(wav), wav_before);
 }
 
+TEST_F(CliDataLoss, TrainingWritersRefuseTheirInputs) {
+    // train tokenizer --out over one of its --data files.
+    const fs::path text = scratch_dir() / "corpus.txt";
+    std::ofstream(text) << "some text to train on\n";
+    const std::string text_before = bytes_of(text);
+    expect_error(run_bounded("train tokenizer --data " + quoted(text) + " --vocab-size 300 --out " + quoted(text)),
+                 "is the input file");
+    EXPECT_EQ(bytes_of(text), text_before);
+    // train sft --model RUN --out RUN: the base model, its checkpoint and log would be replaced.
+    const fs::path run = scratch_dir() / "run";
+    fs::create_directories(run);
+    fs::copy_file(model_, run / "model.gguf", fs::copy_options::overwrite_existing);
+    const fs::path data = scratch_dir() / "chat.jsonl";
+    std::ofstream(data) << R"({"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello."}]})" << "\n";
+    expect_error(run_bounded("train sft --model " + quoted(run) + " --data " + quoted(data) + " --out " + quoted(run)),
+                 "it is the folder of the base model");
+    expect_error(run_bounded("train sft --model " + quoted(run / "model.gguf") + " --data " + quoted(data) + " --out " +
+                             quoted(run)),
+                 "it is the folder of the base model");
+    EXPECT_EQ(bytes_of(run / "model.gguf"), before_);
+}
+
 TEST_F(CliDataLoss, AFailedWriteLeavesNoTemporaryFile) {
     // The output's folder does not exist: the temporary file cannot even be created.
     const fs::path out = scratch_dir() / "no-such-dir" / "out.f32";
