@@ -152,6 +152,8 @@ private:
         if (dropped > 0) {
             spdlog::warn("the conversation no longer fits --ctx {}: dropped the {} oldest messages", n_ctx, dropped);
         }
+        // Only --raw text can tokenize to nothing; said here, not as the generator's internal check.
+        check(!tokens.empty(), "the prompt is empty: nothing to answer (give some text, or drop --raw)");
         return tokens;
     }
 

@@ -5,6 +5,7 @@
 #include "app/commands.h"
 #include "app/progress_bar.h"
 #include "app/text_file.h"
+#include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
 #include "models/llm/tokenizer/bpe_trainer.h"
 #include "models/llm/tokenizer/tokenizer.h"
@@ -36,6 +37,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 int run_train_tokenizer(const TrainTokenizerArgs& args) {
     const auto start = std::chrono::steady_clock::now();
     llm::WordCounts words(args.pre);
+    for (const std::string& path : args.data) checkpoint::check_not_an_input(args.out, {path});
     for (const std::string& path : args.data) words.add(read_text_file(path));
     check(words.total_bytes() > 0, "--data: the files hold no text");
     const double count_seconds = seconds_since(start);

@@ -18,8 +18,8 @@
 #               one or a complete new one), a model.gguf left behind must be the finished
 #               one, and the run resumed to its end must give the uninterrupted run's losses
 #               and model.gguf, bit for bit
-# Each run measures one uncut write first (d seconds), then kills at a uniformly random moment
-# in [0, 1.2 d] — half the time in the last 20 % of it, where the file is written. Each kill
+# Each run measures one uncut write first (d seconds, measured again every 10 kills as the
+# load changes), then kills at a uniformly random moment in [0, 1.2 d] — half the time in the last 20 % of it, where the file is written. Each kill
 # prints its outcome as it happens (a long run shows its progress); the script ends with one
 # line per writer: "W: N kills, K old intact, M new complete, F failures".
 set -uo pipefail
@@ -50,17 +50,28 @@ kill_after() {
     wait "$pid" 2>/dev/null
 }
 
+# Seconds one uncut run of the command $1 takes (fails if the command does).
+uncut_seconds() {
+    local start; start=$(now)
+    eval "$1" >/dev/null 2>&1 || return 1
+    awk -v a="$start" -v b="$(now)" 'BEGIN {print b - a}'
+}
+
 # One writer: $1 name, $2 the file, $3 a command restoring the old file, $4 a command writing
 # the new one, $5 a command that succeeds when the file is a complete new one.
 kill_loop() {
     local name="$1" file="$2" restore="$3" write="$4" complete="$5"
     eval "$restore" || { echo "$name: cannot make the old file"; failed=1; return; }
     local old; old=$(hash_of "$file")
-    local start; start=$(now)
-    eval "$write" >/dev/null 2>&1 || { echo "$name: the uncut write failed"; failed=1; return; }
-    local d; d=$(awk -v a="$start" -v b="$(now)" 'BEGIN {print b - a}')
+    local d; d=$(uncut_seconds "$write") || { echo "$name: the uncut write failed"; failed=1; return; }
     local kept=0 replaced=0 bad=0
     for ((i = 0; i < runs; i++)); do
+        # On a shared machine the load drifts: time an uncut write again every 10 kills, so the
+        # kills stay spread over the run and its end (where the file is written).
+        if ((i > 0 && i % 10 == 0)); then
+            eval "$restore"
+            local again; again=$(uncut_seconds "$write") && d=$again
+        fi
         eval "$restore"
         kill_after "$(random_delay "$d")" bash -c "$write"
         if [[ "$(hash_of "$file")" == "$old" ]]; then
@@ -73,7 +84,7 @@ kill_loop() {
         fi
     done
     [[ $bad -eq 0 ]] || failed=1
-    summary+=("$name: $runs kills (uncut write $(printf '%.2f' "$d") s), $kept old intact, $replaced new complete, $bad failures")
+    summary+=("$name: $runs kills (last uncut write $(printf '%.2f' "$d") s), $kept old intact, $replaced new complete, $bad failures")
 }
 
 writer_quantize() {

@@ -49,13 +49,17 @@ Audio read_audio(const std::filesystem::path& path) {
     audio.sample_rate = info.samplerate;
     // Integer PCM scales by a power of two here, so the decode is exact (int / 2^(bits-1)).
     sf_command(file.get(), SFC_SET_NORM_FLOAT, nullptr, SF_TRUE);
-    // Read in chunks rather than allocating what the header claims: a 1 KB file may claim
-    // 5e8 frames, and the memory should follow the samples that are really there.
+    // Read in chunks rather than allocating what the header claims: a 1 KB FLAC file may
+    // claim 5e8 frames, and the memory should follow the samples that are really there.
+    // Chunks count samples (channels do not multiply them) and start small: 4096 samples,
+    // doubling with what was read up to 2^16, so a short or lying file costs 16 KiB, not the
+    // 256 KiB or more of a fixed chunk, and a long one still takes few reads.
     const auto channels = static_cast<std::size_t>(info.channels);
-    constexpr sf_count_t kChunkFrames = 1 << 16;
+    constexpr sf_count_t kFirstChunkSamples = 1 << 12, kMaxChunkSamples = 1 << 16;
     sf_count_t got = 0;
     while (got < info.frames) {
-        const sf_count_t want = std::min(kChunkFrames, info.frames - got);
+        const sf_count_t chunk = std::clamp<sf_count_t>(got * info.channels, kFirstChunkSamples, kMaxChunkSamples);
+        const sf_count_t want = std::min(std::max<sf_count_t>(chunk / info.channels, 1), info.frames - got);
         audio.samples.resize(static_cast<std::size_t>(got + want) * channels);
         const sf_count_t read = sf_readf_float(file.get(), audio.samples.data() + static_cast<std::size_t>(got) * channels, want);
         got += std::max<sf_count_t>(read, 0);

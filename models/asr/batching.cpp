@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/random/counter_rng.h"
+#include "core/random/shuffle.h"
 #include "nn/rel_position_attention.h"
 
 #include <algorithm>
@@ -12,15 +13,6 @@ namespace forge::asr {
 namespace {
 
 enum Stream : std::uint64_t { kJitter = 1, kShuffle = 2 };
-
-// Fisher-Yates with the counter RNG: the same (key) gives the same order anywhere.
-template <typename T>
-void shuffle(std::vector<T>& v, std::uint64_t key) {
-    for (std::size_t i = v.size(); i > 1; --i) {
-        const auto j = static_cast<std::size_t>(random::random_bits(key, i) % i);
-        std::swap(v[i - 1], v[j]);
-    }
-}
 
 }  // namespace
 
@@ -50,7 +42,7 @@ std::vector<std::vector<std::size_t>> duration_batches(std::span<const Utterance
             longest = utterances[i].duration;
         }
     }
-    shuffle(batches, random::stream_key(seed, epoch, kShuffle));
+    random::shuffle(std::span(batches), random::stream_key(seed, epoch, kShuffle));
     return batches;
 }
 

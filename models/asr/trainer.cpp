@@ -3,7 +3,7 @@
 #include "core/audio/audio_file.h"
 #include "core/audio/resample.h"
 #include "core/autograd/ag.h"
-#include "core/checkpoint/atomic_file.h"
+#include "core/checkpoint/step_log.h"
 #include "core/checkpoint/checkpoint.h"
 #include "core/error.h"
 #include "core/optim/adam.h"
@@ -226,19 +226,8 @@ private:
         checkpoint::restore_params(saved.params, model_.params.state_dict());
         optimizer.load_state(saved.optimizer);
         for (std::int64_t s = 0; s < saved.step; ++s) next_batch();
-        truncate_log(saved.step);
+        checkpoint::truncate_step_log(log_path(), saved.step);
         return saved.step;
-    }
-
-    void truncate_log(std::int64_t step) const {
-        std::ifstream in(log_path());
-        std::string kept, line;
-        while (std::getline(in, line)) {
-            // A kill while a line was written leaves it torn: it goes with the steps after the checkpoint.
-            const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-            if (!j.is_discarded() && j.contains("step") && j["step"].get<std::int64_t>() <= step) kept += line + '\n';
-        }
-        checkpoint::write_file_atomically(log_path(), kept);
     }
 
     void write_log_line(std::ofstream& log, const AsrStepReport& r) const {

@@ -1,6 +1,7 @@
 #include "models/gpt/conversations.h"
 
 #include "core/error.h"
+#include "core/json.h"
 #include "models/gpt/trainer.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
@@ -19,9 +20,10 @@ llm::ChatMessage parse_message(const nlohmann::json& m, std::size_t index, const
     return llm::ChatMessage{m["role"].get<std::string>(), m["content"].get<std::string>(), {}};
 }
 
+// A conversation nests three levels ({"messages": [{...}]}); the bound is the one for any
+// document forge walks after parsing, so a hostile line is a FILE:LINE error, not a deep tree.
 Conversation parse_line(const std::string& line, const std::string& where) {
-    const auto json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    check(!json.is_discarded(), "{}: not a JSON object", where);
+    const nlohmann::json json = parse_json(std::string_view(line), where, kMaxDocumentDepth);
     check(json.is_object() && json.contains("messages") && json["messages"].is_array(),
           "{}: expected {{\"messages\": [...]}}", where);
     Conversation c;

@@ -2,7 +2,9 @@
 
 #include "core/checkpoint/safetensors.h"
 #include "core/error.h"
+#include "core/json.h"
 
+#include <charconv>
 #include <string>
 
 namespace forge::gpt {
@@ -20,10 +22,21 @@ checkpoint::Metadata read_metadata(const std::filesystem::path& path, checkpoint
     return metadata;
 }
 
-std::int64_t metadata_int(const checkpoint::Metadata& m, const std::string& key, const std::filesystem::path& path) {
+const std::string& metadata_text(const checkpoint::Metadata& m, const std::string& key, const std::filesystem::path& path) {
     const auto it = m.find(key);
     if (it == m.end()) throw FormatError(fmt::format("{}: metadata has no '{}'", path.string(), key));
-    return std::stoll(it->second);
+    return it->second;
+}
+
+// A count forge wrote as decimal digits; anything else (a sign, spaces, a number past
+// int64) is a damaged or foreign file, named as such rather than std::stoll's one word.
+std::int64_t metadata_int(const checkpoint::Metadata& m, const std::string& key, const std::filesystem::path& path) {
+    const std::string& text = metadata_text(m, key, path);
+    std::int64_t value = -1;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < 0)
+        throw FormatError(fmt::format("{}: metadata '{}' is not a count: \"{}\"", path.string(), key, text));
+    return value;
 }
 
 }  // namespace
@@ -43,7 +56,12 @@ void save_run_checkpoint(const std::filesystem::path& path, const GptModel& mode
 
 nlohmann::json read_checkpoint_settings(const std::filesystem::path& path) {
     const checkpoint::Metadata m = read_metadata(path, nullptr);
-    return nlohmann::json::parse(m.at("settings"));
+    const std::string where = fmt::format("{}: metadata 'settings'", path.string());
+    nlohmann::json settings = parse_json(std::string_view(metadata_text(m, "settings", path)), where, kMaxDocumentDepth);
+    if (!settings.is_object() || !settings.contains("steps") || !settings["steps"].is_number_integer() ||
+        settings["steps"].get<std::int64_t>() < 1)
+        throw FormatError(fmt::format("{}: expected an object with a positive integer \"steps\"", where));
+    return settings;
 }
 
 void load_checkpoint_params(const std::filesystem::path& path, GptModel& model) {

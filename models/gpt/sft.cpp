@@ -1,5 +1,6 @@
 #include "models/gpt/sft.h"
 
+#include "core/checkpoint/atomic_file.h"
 #include "core/distributed/single_process.h"
 #include "core/error.h"
 #include "core/gguf/gguf_file.h"
@@ -130,6 +131,17 @@ TrainResult evaluate_only(GptConfig model_config, const std::filesystem::path& b
     return result;
 }
 
+// The run writes OUT/model.gguf, OUT/checkpoint.safetensors and OUT/log.jsonl. `--model RUN
+// --out RUN` would replace the base model and its pretraining run's checkpoint and log:
+// refused before anything is read, as every writer refuses to replace its input.
+void check_not_the_base_run(const std::filesystem::path& out_dir, const std::filesystem::path& base) {
+    std::error_code error;
+    const bool same_folder = std::filesystem::equivalent(out_dir, base.parent_path().empty() ? "." : base.parent_path(), error);
+    check(!same_folder, "refusing to write the run into {}: it is the folder of the base model {} (give another --out)",
+          out_dir.string(), base.string());
+    checkpoint::check_not_an_input(out_dir / "model.gguf", {base});
+}
+
 }  // namespace
 
 std::filesystem::path sft_base_model(const std::filesystem::path& model) {
@@ -141,6 +153,7 @@ TrainResult train_sft(SftConfig config, const ReportFn& report, distributed::Com
     const std::filesystem::path base = sft_base_model(config.model);
     check(std::filesystem::is_regular_file(base), "--model {}: no such GGUF (give a model.gguf or a run folder)",
           base.string());
+    if (!config.eval_only) check_not_the_base_run(config.train.out_dir, base);
     const gguf::GgufFile file = gguf::GgufFile::open(base.string());
     const GptConfig model = gpt_config_of(file);
     const std::string chat_template = chat_template_of(file);

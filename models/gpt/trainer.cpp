@@ -2,6 +2,7 @@
 
 #include "core/autograd/ag.h"
 #include "core/checkpoint/atomic_file.h"
+#include "core/checkpoint/step_log.h"
 #include "core/distributed/gradient_sync.h"
 #include "core/distributed/single_process.h"
 #include "core/error.h"
@@ -87,23 +88,16 @@ void check_same_settings(const nlohmann::json& saved, const nlohmann::json& now,
 
 void check_same_schedule(const nlohmann::json& saved, const OptimizerConfig& o, std::int64_t steps, std::int64_t done,
                          const std::filesystem::path& path) {
-    const auto saved_steps = saved.at("steps").get<std::int64_t>();
+    const auto saved_steps = saved.at("steps").get<std::int64_t>();  // an integer >= 1 (read_checkpoint_settings)
+    // A step past either run's end is a damaged file; it would also bound the loop below.
+    check(done <= saved_steps, "--resume: {} is damaged: written after step {} of a {}-step run", path.string(), done,
+          saved_steps);
+    check(done <= steps, "--resume: {} was written after {} steps, more than the {} steps asked for, so use --steps {} or a new --out",
+          path.string(), done, steps, saved_steps);
     check(saved_steps == steps || same_schedule_so_far(o, saved_steps, steps, done),
           "--resume: {} was written after {} of {} steps; {} steps would change the learning rates of steps already "
           "taken (the warmdown has begun), so use --steps {} or a new --out",
           path.string(), done, saved_steps, steps, saved_steps);
-}
-
-// log.jsonl without the lines of steps after `step` (written by a run killed after its checkpoint).
-void truncate_log(const std::filesystem::path& path, std::int64_t step) {
-    std::ifstream in(path);
-    std::string kept, line;
-    while (std::getline(in, line)) {
-        // A line cut short by a kill does not parse and is dropped with the later steps.
-        const auto entry = nlohmann::json::parse(line, nullptr, false);
-        if (entry.is_object() && entry.value("step", std::int64_t{0}) <= step) kept += line + "\n";
-    }
-    checkpoint::write_file_atomically(path, kept);
 }
 
 class Trainer {
@@ -137,7 +131,7 @@ public:
             check_same_settings(saved, settings, checkpoint_path());
             step = load_run_checkpoint(checkpoint_path(), model_, optimizer_);
             check_same_schedule(saved, config_.optimizer, steps_, step, checkpoint_path());
-            if (comm_.is_root()) truncate_log(log_path(), step);
+            if (comm_.is_root()) checkpoint::truncate_step_log(log_path(), step);
         } else if (comm_.is_root()) {
             checkpoint::write_file_atomically(log_path(), std::string_view{});
         }

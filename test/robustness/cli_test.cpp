@@ -75,6 +75,15 @@ TEST(CliFlags, MinusOnePredictsWithoutALimit) {
     expect_usage_error(run_bounded("chat " + quoted(kModel) + " -p hi -n -2"), "-n");
 }
 
+// Raw library text: an -n far past the context once reached std::vector::reserve ("forge:
+// error: vector::reserve"), an empty --raw prompt the session's "eval: no tokens".
+TEST(CliFlags, LimitsPastTheContextAndEmptyPromptsAreSentences) {
+    const BoundedRun huge = run_bounded("chat " + quoted(kModel) + " --raw --temp 0 --ctx 16 -n 1099511627776 -p hello");
+    EXPECT_EQ(huge.run.status, 0) << huge.run.err;
+    EXPECT_THAT(huge.run.err, HasSubstr("the context is full"));
+    expect_error(run_bounded("chat " + quoted(kModel) + " --raw -p ''"), "the prompt is empty: nothing to answer");
+}
+
 // ---- data loss: a writer pointed at one of its inputs ----
 
 class CliDataLoss : public ::testing::Test {
@@ -117,6 +126,28 @@ TEST_F(CliDataLoss, NamRunRefusesToOverwriteItsInputs) {
     const std::string wav_before = bytes_of(wav);
     expect_error(run_bounded("nam run default " + quoted(wav) + " " + quoted(wav)), "is the input file");
     EXPECT_EQ(bytes_of(wav), wav_before);
+}
+
+TEST_F(CliDataLoss, TrainingWritersRefuseTheirInputs) {
+    // train tokenizer --out over one of its --data files.
+    const fs::path text = scratch_dir() / "corpus.txt";
+    std::ofstream(text) << "some text to train on\n";
+    const std::string text_before = bytes_of(text);
+    expect_error(run_bounded("train tokenizer --data " + quoted(text) + " --vocab-size 300 --out " + quoted(text)),
+                 "is the input file");
+    EXPECT_EQ(bytes_of(text), text_before);
+    // train sft --model RUN --out RUN: the base model, its checkpoint and log would be replaced.
+    const fs::path run = scratch_dir() / "run";
+    fs::create_directories(run);
+    fs::copy_file(model_, run / "model.gguf", fs::copy_options::overwrite_existing);
+    const fs::path data = scratch_dir() / "chat.jsonl";
+    std::ofstream(data) << R"({"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello."}]})" << "\n";
+    expect_error(run_bounded("train sft --model " + quoted(run) + " --data " + quoted(data) + " --out " + quoted(run)),
+                 "it is the folder of the base model");
+    expect_error(run_bounded("train sft --model " + quoted(run / "model.gguf") + " --data " + quoted(data) + " --out " +
+                             quoted(run)),
+                 "it is the folder of the base model");
+    EXPECT_EQ(bytes_of(run / "model.gguf"), before_);
 }
 
 TEST_F(CliDataLoss, AFailedWriteLeavesNoTemporaryFile) {

@@ -40,7 +40,8 @@ ToolChoice parse_tool_choice(const json& choice, const json& tools) {
         }
         throw SchemaError("tool_choice", "must be \"auto\", \"none\", \"required\" or a named function, not \"" + mode + "\"");
     }
-    if (!choice.is_object() || choice.value("type", "") != "function" || !choice.contains("function") ||
+    // value() with a json default: a "type" of any JSON type compares, none converts (and throws).
+    if (!choice.is_object() || choice.value("type", json()) != "function" || !choice.contains("function") ||
         !choice["function"].is_object() || !choice["function"].contains("name") || !choice["function"]["name"].is_string())
         throw SchemaError("tool_choice", "a named choice is {\"type\": \"function\", \"function\": {\"name\": ...}}");
     const std::string name = choice["function"]["name"].get<std::string>();

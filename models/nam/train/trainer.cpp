@@ -4,16 +4,20 @@
 #include "core/error.h"
 #include "core/optim/adam.h"
 #include "core/optim/schedule.h"
+#include "core/random/counter_rng.h"
+#include "core/random/shuffle.h"
 #include "models/nam/train/trainable_lstm.h"
 #include "models/nam/train/trainable_wavenet.h"
 
 #include <algorithm>
 #include <numeric>
 #include <optional>
-#include <random>
 
 namespace forge::nam::train {
 namespace {
+
+// The stream of the window order, apart from the parameters' (nn::parameter_key hashes names).
+constexpr std::uint64_t kWindowOrderStream = 0x6f72646572ull;  // "order"
 
 // One batch: inputs [B, rf + ny - 1] and targets [B, ny] from the given window starts.
 std::pair<Tensor, Tensor> make_batch(const Segment& s, std::span<const long> starts, long rf, long ny) {
@@ -66,9 +70,10 @@ std::optional<optim::WarmupCosine> step_schedule(const TrainOptions& o, long ste
 }
 
 double run_epoch(TrainableModel& model, optim::Adam& adam, const TrainingData& data, const TrainOptions& o,
-                 const TrainingLoss& loss_fn, std::mt19937_64& rng, int epoch, const TrainCallbacks& cb) {
+                 const TrainingLoss& loss_fn, int epoch, const TrainCallbacks& cb) {
     std::vector<long> starts = window_starts(data.train, model.receptive_field(), o.ny);
-    std::shuffle(starts.begin(), starts.end(), rng);
+    // Each epoch's order from (seed, epoch) alone: the same on any standard library.
+    random::shuffle(std::span(starts), random::stream_key(o.seed, kWindowOrderStream, static_cast<std::uint64_t>(epoch)));
     const long steps = steps_per_epoch(model, data, o);
     const std::optional<optim::WarmupCosine> schedule = step_schedule(o, steps);
     double total = 0.0;
@@ -121,13 +126,12 @@ TrainResult train_model(TrainableModel& model, const TrainingData& data, const T
           model.receptive_field());
     optim::Adam adam(model.parameters().trainable(), {.lr = o.lr});
     const TrainingLoss loss_fn(o.loss);
-    std::mt19937_64 rng(o.seed);
 
     TrainResult result;
     result.validation_esr = validation_esr(model, data.validation);
     checkpoint::TensorMap best = snapshot(model.parameters());
     for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-        const double train_loss = run_epoch(model, adam, data, o, loss_fn, rng, epoch, cb);
+        const double train_loss = run_epoch(model, adam, data, o, loss_fn, epoch, cb);
         const double esr_now = validation_esr(model, data.validation);
         const bool improved = esr_now < result.validation_esr;
         if (improved) {
