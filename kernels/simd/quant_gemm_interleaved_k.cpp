@@ -13,6 +13,7 @@
 // only where the build has AVX-512 VNNI.
 #if defined(FORGE_INTERLEAVED_K_GEMM)
 
+#include "kernels/simd/quant_interleaved_k_layout.h"
 #include "kernels/simd/quant_lanes.h"
 
 #include <algorithm>
@@ -24,11 +25,15 @@ namespace forge::kernels::simd {
 
 namespace {
 
-constexpr int kSlices = 8;      // 32-element slices of a super-block
-constexpr int kQuadBytes = 64;  // one quad: four quant bytes of each of the 16 rows
+using interleaved_k::high_run;
+using interleaved_k::high_shift;
+using interleaved_k::kHighBits;
+using interleaved_k::kQuadBytes;
+using interleaved_k::kSliceBytes;
+using interleaved_k::kSlices;
+
 constexpr int kOperands = 8;    // quant lanes of a slice: operand i meets activation bytes 4i..4i+3
 constexpr int kTileRows = kInterleavedTileRows;
-constexpr std::size_t kQuantBytes = kSlices * 4 * kQuadBytes;
 
 using Codes = std::array<std::uint8_t, kSuperBlock>;  // a super-block's unsigned element codes
 
@@ -37,10 +42,9 @@ using Codes = std::array<std::uint8_t, kSuperBlock>;  // a super-block's unsigne
 // Q4_K and Q5_K: eight sub-blocks of 32, six-bit scales and mins.
 template <typename Block>
 struct KWithMins {
-    static constexpr std::size_t kHighBytes = std::is_same_v<Block, BlockQ5_K> ? kSlices * 64 : 0;
-    static constexpr std::size_t kScales = kQuantBytes + kHighBytes;  // [8][16] bytes
-    static constexpr std::size_t kMins = kScales + 128;               // [4][16][2] bytes
-    static constexpr std::size_t kD = kMins + 128;                    // [16] f16, then dmin [16]
+    static constexpr std::size_t kScales = interleaved_k::kScales<Block>;
+    static constexpr std::size_t kMins = interleaved_k::kMins<Block>;
+    static constexpr std::size_t kD = interleaved_k::kD<Block>;
 
     static Codes codes(const Block& b) {
         Codes q{};
@@ -101,9 +105,8 @@ struct KWithMins {
 
 // Q6_K: sixteen sub-blocks of 16, int8 scales, codes biased by 32.
 struct Q6KLayout {
-    static constexpr std::size_t kHighBytes = 2 * kSlices * 64;
-    static constexpr std::size_t kScales = kQuantBytes + kHighBytes;  // [16][16] int8
-    static constexpr std::size_t kD = kScales + 256;                  // [16] f16
+    static constexpr std::size_t kScales = interleaved_k::kScales<BlockQ6_K>;
+    static constexpr std::size_t kD = interleaved_k::kD<BlockQ6_K>;
 
     static Codes codes(const BlockQ6_K& b) {
         Codes q{};
@@ -153,23 +156,6 @@ struct Q6KLayout {
 template <typename Block>
 using Layout = std::conditional_t<std::is_same_v<Block, BlockQ6_K>, Q6KLayout, KWithMins<Block>>;
 
-// The bits above the low nibble of each code (Q5_K one, Q6_K two), in 64-byte runs as the
-// header describes: one run per slice (Q5_K, operand i at bit i of each byte) or two (Q6_K,
-// operand i = 4h + m in run h at bits 2m, 2m+1).
-template <typename Block>
-constexpr int kHighBits = std::is_same_v<Block, BlockQ6_K> ? 2 : std::is_same_v<Block, BlockQ5_K> ? 1 : 0;
-
-// Where the high bits of operand i (of slice s) lie: byte offset of its 64-byte run, and the
-// bit within each byte.
-template <typename Block>
-constexpr std::size_t high_run(int s, int i) {
-    return kQuantBytes + static_cast<std::size_t>(kHighBits<Block> == 1 ? s : 2 * s + i / 4) * 64;
-}
-template <typename Block>
-constexpr int high_shift(int i) {
-    return kHighBits<Block> == 1 ? i : 2 * (i % 4);
-}
-
 // ---- repacking ------------------------------------------------------------------------------
 
 template <typename Block>
@@ -181,7 +167,7 @@ void write_row(const Block& b, int r, std::byte* sb) {
                 const int e = 32 * s + 4 * t + k;
                 const auto low = static_cast<unsigned>(q[static_cast<std::size_t>(e)] & 0xF);
                 const auto high = static_cast<unsigned>(q[static_cast<std::size_t>(e + 16)] & 0xF);
-                sb[static_cast<std::size_t>(256 * s + kQuadBytes * t + 4 * r + k)] = static_cast<std::byte>(low | (high << 4));
+                sb[static_cast<std::size_t>(kSliceBytes * s + kQuadBytes * t + 4 * r + k)] = static_cast<std::byte>(low | (high << 4));
             }
         }
         if constexpr (kHighBits<Block> > 0) {
@@ -210,7 +196,7 @@ void read_row(const std::byte* sb, int r, Block& b) {
         for (int t = 0; t < 4; ++t) {
             for (int k = 0; k < 4; ++k) {
                 const int e = 32 * s + 4 * t + k;
-                const auto byte = std::to_integer<unsigned>(sb[static_cast<std::size_t>(256 * s + kQuadBytes * t + 4 * r + k)]);
+                const auto byte = std::to_integer<unsigned>(sb[static_cast<std::size_t>(kSliceBytes * s + kQuadBytes * t + 4 * r + k)]);
                 q[static_cast<std::size_t>(e)] = static_cast<std::uint8_t>(byte & 0xF);
                 q[static_cast<std::size_t>(e + 16)] = static_cast<std::uint8_t>(byte >> 4);
             }
@@ -284,7 +270,7 @@ template <typename Block>
 [[gnu::always_inline]] inline void load_operands(const std::byte* sb, int s, __m512i (&w)[kOperands]) {
     const __m512i low_nibble = _mm512_set1_epi8(0x0F);
     for (int t = 0; t < 4; ++t) {
-        const __m512i q = _mm512_load_si512(sb + 256 * s + kQuadBytes * t);
+        const __m512i q = _mm512_load_si512(sb + kSliceBytes * s + kQuadBytes * t);
         w[t] = _mm512_and_si512(q, low_nibble);
         w[t + 4] = _mm512_and_si512(high_nibbles(q), low_nibble);
     }

@@ -19,6 +19,8 @@
 
 #if defined(FORGE_INTERLEAVED_K_AVX2)
 
+#include "kernels/simd/quant_interleaved_k_layout.h"
+
 // g++ 12 reports a false "may be used uninitialized" inside some intrinsics (their undefined
 // pass-through operand); located in the header, so silenced only there.
 #pragma GCC diagnostic push
@@ -36,30 +38,19 @@ namespace forge::kernels::simd::avx2 {
 
 namespace {
 
+using interleaved_k::high_run;
+using interleaved_k::high_shift;
+using interleaved_k::kD;
+using interleaved_k::kHighBits;
+using interleaved_k::kMins;
+using interleaved_k::kQuadBytes;
+using interleaved_k::kScales;
+using interleaved_k::kSliceBytes;
+using interleaved_k::kSlices;
+
 constexpr int kHalves = 2;      // a group's 16 rows as two ymm of 8
-constexpr int kSlices = 8;      // 32-element slices of a super-block
 constexpr int kOperands = 8;    // quant lanes of a slice: operand i meets activation bytes 4i..4i+3
 constexpr int kPrefillRows = 4; // activation rows per register tile (16 ymm registers)
-
-// ---- where things lie in a group's super-block (the header's layout) ----------------------
-// (The offsets of quant_gemm_interleaved_k.cpp's layout structs, which write it; if the two
-// ever part, the tests against the scalar dot and the AVX-512 kernel fail.)
-
-constexpr std::size_t kQuantBytes = kSlices * 4 * 64;
-
-template <typename Block>
-constexpr int kHighBits = std::is_same_v<Block, BlockQ6_K> ? 2 : std::is_same_v<Block, BlockQ5_K> ? 1 : 0;
-
-template <typename Block>
-constexpr std::size_t kScales = kQuantBytes + static_cast<std::size_t>(kHighBits<Block>) * kSlices * 64;
-template <typename Block>
-constexpr std::size_t kMins = kScales<Block> + 128;  // Q4_K / Q5_K: [4 pairs][16 rows][2]
-template <typename Block>
-constexpr std::size_t kD = std::is_same_v<Block, BlockQ6_K> ? kScales<Block> + 256 : kMins<Block> + 128;
-
-static_assert(kD<BlockQ4_K> + 64 <= interleaved_k_superblock_bytes<BlockQ4_K>());
-static_assert(kD<BlockQ5_K> + 64 <= interleaved_k_superblock_bytes<BlockQ5_K>());
-static_assert(kD<BlockQ6_K> + 32 <= interleaved_k_superblock_bytes<BlockQ6_K>());
 
 // Operands summed in int16 before one vpmaddwd (see the top), and so sharing one scale.
 template <typename Block>
@@ -81,14 +72,13 @@ __m256i load(const std::byte* p) { return _mm256_load_si256(reinterpret_cast<con
 template <typename Block, int I>
 __m256i operand(const std::byte* sb, int s, int h) {
     const __m256i low_nibble = _mm256_set1_epi8(0x0F);
-    const __m256i quad = load(sb + 256 * s + 64 * (I % 4) + 32 * h);
+    const __m256i quad = load(sb + kSliceBytes * s + kQuadBytes * (I % 4) + 32 * h);
     __m256i w = _mm256_and_si256(I < 4 ? quad : _mm256_srli_epi16(quad, 4), low_nibble);
     if constexpr (kHighBits<Block> > 0) {
         // Q5_K: operand I's fifth bits at bit I of each byte of the slice's run; Q6_K: at bits
         // 2m, 2m+1 (m = I % 4) of run I / 4.
-        constexpr int run = kHighBits<Block> == 1 ? 0 : I / 4;
-        constexpr int at = kHighBits<Block> == 1 ? I : 2 * (I % 4);
-        const __m256i bits = load(sb + kQuantBytes + 64 * (kHighBits<Block> * s + run) + 32 * h);
+        constexpr int at = high_shift<Block>(I);
+        const __m256i bits = load(sb + high_run<Block>(s, I) + 32 * h);
         __m256i moved = bits;
         if constexpr (at < 4) moved = _mm256_slli_epi16(bits, 4 - at);
         if constexpr (at > 4) moved = _mm256_srli_epi16(bits, at - 4);
