@@ -118,7 +118,9 @@ TEST(TranscribeCli, TheBundledModelTranscribesRealSpeechLikeThePyTorchReference)
     const auto golden = nlohmann::json::parse(in);
     std::string clips, expected;
     for (const auto& clip : golden["clips"]) {
-        clips += " " + quoted(kLibriVox + clip["clip"].get<std::string>() + ".wav");
+        const std::string path = kLibriVox + clip["clip"].get<std::string>() + ".wav";
+        clips += ' ';
+        clips += quoted(path);
         expected += clip["transcript"].get<std::string>() + "\n";
     }
     ASSERT_EQ(golden["clips"].size(), 5u);
