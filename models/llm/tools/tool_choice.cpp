@@ -9,14 +9,21 @@ using grammar::GrammarBuilder;
 using grammar::SchemaError;
 using grammar::Symbol;
 
+namespace {
+
+// {"type": "function", ...}: a "type" of any JSON type compares with the string; none is
+// converted (json::value("type", "") would throw nlohmann's type_error, a 500, for a number).
+bool is_function_object(const json& j) { return j.is_object() && j.contains("type") && j["type"] == "function"; }
+
+}  // namespace
+
 void check_tools(const json& tools) {
     if (tools.is_null()) return;
     if (!tools.is_array()) throw SchemaError("tools", "must be an array");
     for (std::size_t i = 0; i < tools.size(); ++i) {
         const std::string at = "tools[" + std::to_string(i) + "]";
         const json& t = tools[i];
-        // (json::value would throw nlohmann's type_error, a 500, for a "type" that is not a string.)
-        if (!t.is_object() || !t.contains("type") || t["type"] != "function") throw SchemaError(at + ".type", "must be \"function\"");
+        if (!is_function_object(t)) throw SchemaError(at + ".type", "must be \"function\"");
         if (!t.contains("function") || !t["function"].is_object()) throw SchemaError(at + ".function", "missing");
         const json& f = t["function"];
         if (!f.contains("name") || !f["name"].is_string() || f["name"].get<std::string>().empty())
@@ -40,8 +47,7 @@ ToolChoice parse_tool_choice(const json& choice, const json& tools) {
         }
         throw SchemaError("tool_choice", "must be \"auto\", \"none\", \"required\" or a named function, not \"" + mode + "\"");
     }
-    // value() with a json default: a "type" of any JSON type compares, none converts (and throws).
-    if (!choice.is_object() || choice.value("type", json()) != "function" || !choice.contains("function") ||
+    if (!is_function_object(choice) || !choice.contains("function") ||
         !choice["function"].is_object() || !choice["function"].contains("name") || !choice["function"]["name"].is_string())
         throw SchemaError("tool_choice", "a named choice is {\"type\": \"function\", \"function\": {\"name\": ...}}");
     const std::string name = choice["function"]["name"].get<std::string>();
