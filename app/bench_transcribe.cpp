@@ -4,6 +4,7 @@
 // audio is --audio, or a synthetic clip of --seconds (chirps and noise: the encoder's cost does
 // not depend on the words; a transducer's decoding does, so give real speech to measure it).
 #include "app/bench.h"
+#include "app/bench_stats.h"
 #include "app/speech_input.h"
 #include "app/timing.h"
 #include "core/thread_pool.h"
@@ -12,7 +13,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <numbers>
@@ -42,11 +42,6 @@ std::vector<float> synthetic_clip(double seconds, std::int64_t rate) {
     return x;
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 int run(const BenchTranscribeOptions& o) {
     if (o.threads > 0) ThreadPool::set_global_threads(o.threads);
     const std::string path = asr_model_path(o.model);
@@ -60,7 +55,8 @@ int run(const BenchTranscribeOptions& o) {
     run.decoder = parse_decoder(o.decoder);
     std::size_t tokens = 0;
     const std::vector<double> times = time_reps([&] { tokens = transcriber(samples, run).tokens.size(); }, o.reps);
-    const double rtf = median(times) / duration;
+    const double median = bench::summarize(times).median;
+    const double rtf = median / duration;
     if (o.json) {
         const nlohmann::ordered_json j = {{"model", path},
                                           {"arch", asr::arch_name(model.config.arch)},
@@ -74,7 +70,7 @@ int run(const BenchTranscribeOptions& o) {
     } else {
         fmt::print("model {} ({}, decoder {}), {:.1f} s of audio, {} tokens, {} threads, {} reps\n", path,
                    asr::arch_name(model.config.arch), o.decoder, duration, tokens, ThreadPool::global().size(), o.reps);
-        fmt::print("median {:.3f} s: real-time factor {:.4f} ({:.1f}x faster than real time)\n", median(times), rtf,
+        fmt::print("median {:.3f} s: real-time factor {:.4f} ({:.1f}x faster than real time)\n", median, rtf,
                    1.0 / rtf);
     }
     return 0;

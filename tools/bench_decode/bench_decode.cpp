@@ -12,6 +12,7 @@
 //
 // usage: bench_decode [--threads N] [--rounds R] [--layers L] [--no-head] [--cpu-time] FORMAT...
 //        (Q4_0 Q8_0 Q4_K Q5_K Q6_K)
+#include "app/bench_stats.h"
 #include "app/machine_info.h"
 #include "core/infer/interleaved_weights.h"
 #include "core/infer/linear.h"
@@ -123,11 +124,6 @@ double seconds_of(bool cpu, auto&& body) {
     return now() - start;
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 }  // namespace
 
 // One format's rates per round: decode GB/s (weight bytes / time) and the read probe's.
@@ -185,16 +181,16 @@ int main(int argc, char** argv) {
         }
     }
     for (const auto& s : series) {
+        const app::bench::Summary decode = app::bench::summarize(s.decode);
         fmt::print("{:<5} {} threads, {:.1f} MB/token{}: decode {:.2f} GB/s{} (rounds {:.2f}-{:.2f}), {:.1f} tok/s", s.name, threads,
-                   s.model.bytes() / 1e6, with_head ? "" : " (no head)", median(s.decode) / 1e9, cpu ? " of CPU time" : "",
-                   *std::min_element(s.decode.begin(), s.decode.end()) / 1e9,
-                   *std::max_element(s.decode.begin(), s.decode.end()) / 1e9, median(s.decode) / s.model.bytes());
+                   s.model.bytes() / 1e6, with_head ? "" : " (no head)", decode.median / 1e9, cpu ? " of CPU time" : "",
+                   decode.min / 1e9, decode.max / 1e9, decode.median / s.model.bytes());
         if (!cpu) {
             std::vector<double> fraction;
             for (std::size_t i = 0; i < s.decode.size(); ++i) fraction.push_back(s.decode[i] / s.read[i]);
-            fmt::print(", read probe {:.1f} GB/s, decode/read {:.0f}% (rounds {:.0f}-{:.0f}%)", median(s.read) / 1e9,
-                       100 * median(fraction), 100 * *std::min_element(fraction.begin(), fraction.end()),
-                       100 * *std::max_element(fraction.begin(), fraction.end()));
+            const app::bench::Summary share = app::bench::summarize(fraction);
+            fmt::print(", read probe {:.1f} GB/s, decode/read {:.0f}% (rounds {:.0f}-{:.0f}%)",
+                       app::bench::summarize(s.read).median / 1e9, 100 * share.median, 100 * share.min, 100 * share.max);
         }
         fmt::print("\n");
     }
