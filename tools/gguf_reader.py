@@ -40,7 +40,7 @@ class _Cursor:
         if vtype == gguf_writer.ARRAY:
             elem, n = self.take("I"), self.take("Q")
             return [self.value(elem) for _ in range(n)]
-        return self.take(gguf_writer._SCALAR_FORMAT[vtype])
+        return self.take(gguf_writer.SCALAR_FORMAT[vtype])
 
 
 def _tensor(raw, ggml_type, count):

@@ -16,8 +16,8 @@ import struct
 U8, I8, U16, I16, U32, I32, F32, BOOL, STRING, ARRAY, U64, I64, F64 = range(13)
 GGML_F32 = 0  # ggml type id of f32 tensors
 
-_SCALAR_FORMAT = {U8: "B", I8: "b", U16: "H", I16: "h", U32: "I", I32: "i", F32: "f", BOOL: "?",
-                  U64: "Q", I64: "q", F64: "d"}
+SCALAR_FORMAT = {U8: "B", I8: "b", U16: "H", I16: "h", U32: "I", I32: "i", F32: "f", BOOL: "?",
+                 U64: "Q", I64: "q", F64: "d"}
 
 
 def string(text):
@@ -33,8 +33,8 @@ def value(vtype, v):
         elem, items = v
         if elem == STRING:
             return struct.pack("<IQ", elem, len(items)) + b"".join(string(s) for s in items)
-        return struct.pack("<IQ", elem, len(items)) + struct.pack("<%d%s" % (len(items), _SCALAR_FORMAT[elem]), *items)
-    return struct.pack("<" + _SCALAR_FORMAT[vtype], v)
+        return struct.pack("<IQ", elem, len(items)) + struct.pack("<%d%s" % (len(items), SCALAR_FORMAT[elem]), *items)
+    return struct.pack("<" + SCALAR_FORMAT[vtype], v)
 
 
 def infer_type(v):
