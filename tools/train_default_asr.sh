@@ -62,7 +62,11 @@ if [[ "$install" == 1 ]]; then
     mkdir -p "$root/models/asr/bundled"
     cp "$work/forge-asr.gguf" "$root/models/asr/bundled/forge-asr.gguf"
     # The test's golden: the PyTorch reference's transcripts of the LibriVox clips with the new
-    # model, put beside forge's (and checked on 100 held-out clips).
+    # model, put beside forge's (and checked on 100 held-out clips). Debian's PyTorch, the tools'
+    # oracle (not a build or test dependency, so not in tools/bootstrap.sh).
+    if ! /usr/bin/python3 -c "import torch" 2> /dev/null; then
+        if [[ $(id -u) -eq 0 ]]; then apt-get install -y -qq python3-torch; else sudo apt-get install -y -qq python3-torch; fi
+    fi
     /usr/bin/python3 "$root/tools/make_bundled_asr_golden.py" --forge "$forge" --manifest "$data/eval.jsonl" --limit 100 \
         | tee "$work/golden.txt"
     stage "golden (tools/make_bundled_asr_golden.py)"
