@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -59,6 +60,15 @@ public:
     // Call task(i) for each i in [0, count), spread over the threads. If tasks throw, the
     // remaining tasks still run and the first exception is rethrown here afterwards.
     void run(std::int64_t count, FunctionRef<void(std::int64_t)> task);
+    // run() for tasks that read memory in index order, as a decode step's weight strips do:
+    // each thread owns one contiguous run of the tasks and goes through it front to back, so
+    // its reads are one long stream that the prefetchers follow across task boundaries (with
+    // run()'s shared counter, neighbouring tasks alternate between threads and every task
+    // starts a cold stream: two threads decoded Q4_K at 60% of the read bandwidth that way,
+    // 76% in runs). A thread done with its own run takes the others' remaining tasks from
+    // their back ends, so a descheduled thread delays nothing. Which thread runs a task is
+    // all that differs from run().
+    void run_in_runs(std::int64_t count, FunctionRef<void(std::int64_t)> task);
 
     // The process-wide pool used by ops. Sized by set_global_threads(), else by
     // FORGE_THREADS, else by the number of hardware threads.
@@ -72,14 +82,29 @@ private:
         std::int64_t count = 0;
         std::atomic<std::int64_t> next{0};
         std::atomic<std::int64_t> finished{0};
-        int attached_workers = 0;  // workers holding a pointer to this job; guarded by mutex_
+        // Workers holding a pointer to this job: raised under mutex_, lowered without it (the
+        // submitter polls it while it spins), so an atomic.
+        std::atomic<int> attached_workers{0};
         std::exception_ptr error;  // the first exception a task threw; guarded by mutex_
+        bool in_runs = false;      // run_in_runs: tasks come from runs_, not from `next`
     };
 
-    void worker_loop();
-    void work_on(Job& job);
+    // One thread's run of tasks [front, back) in one word (front low, back high), so its owner
+    // taking the front and another thread taking the back agree through one compare-exchange.
+    // A cache line each: the owners update them on every task.
+    struct alignas(64) Run {
+        std::atomic<std::uint64_t> bounds{0};
+    };
+
+    void submit(Job& job);
+    void worker_loop(int self);
+    void work_on(Job& job, int self);
+    // The next task of `job` for thread `self`, or -1 when none is left.
+    std::int64_t next_task(Job& job, int self);
+    void run_task(Job& job, std::int64_t i);
 
     std::vector<std::thread> workers_;
+    std::unique_ptr<Run[]> runs_;  // one per thread (the submitter is 0), for run_in_runs
     std::mutex mutex_;
     std::condition_variable wake_;
     std::condition_variable done_;

@@ -174,11 +174,16 @@ void quantized_linears(std::span<const LinearOutput> outputs, const float* x, st
                        layer.interleaved.get(), info};
         first_task[i + 1] = first_task[i] + products[i].tasks();
     }
-    ThreadPool::global().run(first_task[outputs.size()], [&](std::int64_t task) {
+    const auto run_task = [&](std::int64_t task) {
         std::size_t i = 0;
         while (task >= first_task[i + 1]) ++i;
         products[i].run(task - first_task[i]);
-    });
+    };
+    // Decoding reads every weight once, in task order: each thread takes a contiguous run of
+    // strips, one stream for the prefetchers (ThreadPool::run_in_runs). Prefill tasks re-read
+    // their strips from cache; any order serves them.
+    if (m <= kernels::kInterleavedTileRows) ThreadPool::global().run_in_runs(first_task[outputs.size()], run_task);
+    else ThreadPool::global().run(first_task[outputs.size()], run_task);
 }
 
 void check_buffers(const Linear& layer, std::span<const float> x, std::int64_t m, std::span<const float> y) {

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace forge {
@@ -83,6 +85,56 @@ TEST(ThreadPool, ATaskExceptionReachesTheCallerAfterAllTasksRan) {
     EXPECT_EQ(ran.load(), 16);
     pool.run(4, [&](std::int64_t) { ran++; });  // the pool is still usable
     EXPECT_EQ(ran.load(), 20);
+}
+
+TEST(ThreadPool, RunInRunsRunsEveryTaskExactlyOnce) {
+    for (int threads : {1, 2, 3, 5}) {
+        ThreadPool pool(threads);
+        for (std::int64_t count : {1, 2, 3, 7, 10007}) {
+            std::vector<std::atomic<int>> runs(static_cast<std::size_t>(count));
+            pool.run_in_runs(count, [&](std::int64_t i) { runs[static_cast<std::size_t>(i)]++; });
+            // A shared-counter job in between must not leave anything behind for the next.
+            pool.run(5, [](std::int64_t) {});
+            for (auto& r : runs) ASSERT_EQ(r.load(), 1) << threads << " threads, " << count << " tasks";
+        }
+    }
+}
+
+TEST(ThreadPool, RunInRunsFinishesTheRunOfAThreadThatIsHeldUp) {
+    // Whichever thread takes task 0 waits there until every other task has run: the others
+    // must take the rest of its run from the back, or this never ends.
+    ThreadPool pool(2);
+    constexpr std::int64_t kTasks = 100;
+    std::atomic<std::int64_t> others{0};
+    std::atomic<bool> gave_up{false};
+    pool.run_in_runs(kTasks, [&](std::int64_t i) {
+        if (i != 0) {
+            others++;
+            return;
+        }
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (others.load() < kTasks - 1) {
+            if (std::chrono::steady_clock::now() > deadline) {
+                gave_up = true;
+                return;
+            }
+            std::this_thread::yield();
+        }
+    });
+    EXPECT_FALSE(gave_up.load()) << "the held-up thread's run was not taken over";
+    EXPECT_EQ(others.load(), kTasks - 1);
+}
+
+TEST(ThreadPool, RunInRunsRethrowsATaskExceptionAfterAllTasksRan) {
+    ThreadPool pool(3);
+    std::atomic<int> ran{0};
+    EXPECT_THROW(pool.run_in_runs(40,
+                                  [&](std::int64_t i) {
+                                      ran++;
+                                      if (i == 17) throw std::runtime_error("task 17 failed");
+                                  }),
+                 std::runtime_error);
+    EXPECT_EQ(ran.load(), 40);
 }
 
 TEST(ThreadPool, RejectsZeroThreads) { EXPECT_THROW(ThreadPool(0), std::exception); }
