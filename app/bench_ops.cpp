@@ -198,9 +198,15 @@ void add_bench_ops_command(CLI::App& bench, CommandTable& commands) {
     auto plan = std::make_shared<BenchPlan>(BenchPlan{true, 7});
     ops->add_flag("--json", *json, "Print the rows as JSON (the rows of a benchmark record) instead of a table");
     ops->add_option("--reps", plan->reps, "Measured repetitions after the warm-up (default 7)")->check(CLI::Range(1, 1000));
-    commands.add(ops, [json, plan] {
+    auto machine_only = std::make_shared<bool>(false);
+    ops->add_flag("--machine", *machine_only,
+                  "Only the machine's rows (FMA peak, read and memcpy bandwidth): seconds, for a script that needs the "
+                  "bound beside each of its runs");
+    commands.add(ops, [json, plan, machine_only] {
         std::vector<bench::Row> rows = machine_rows(*plan);
-        for (auto& row : ops_rows(*plan)) rows.push_back(std::move(row));
+        if (!*machine_only) {
+            for (auto& row : ops_rows(*plan)) rows.push_back(std::move(row));
+        }
         attach_limit_fractions(rows);
         if (*json) {
             bench::Record record;

@@ -4,7 +4,9 @@
 # each side one warm-up and one timed run of ppP (prefill) and tgG (decode) per round; the
 # table shows the median over the rounds, the ratios forge / llama.cpp, and forge's decode
 # as a fraction of the memory bound: (bytes of the matrices multiplied per token / the read
-# bandwidth `forge bench ops` measures at the same threads) / decode time per token.
+# bandwidth `forge bench ops --machine` measures at the same threads just before forge's run
+# in that round) / decode time per token, the median over the rounds. (One probe for the
+# whole run read 21-28 GB/s on this VM depending on the minute, and moved every fraction.)
 # The load average and llama_bench's foreign_cpu_cores (CPU used by other processes) are
 # printed: on a shared machine read the ratios, not the absolute numbers.
 #
@@ -13,7 +15,7 @@
 #   --forge      the forge program (default: build/app/forge)
 #   --kit        the llama.cpp oracle kit with node_modules set up (default: $LLM_ORACLE_KIT,
 #                else /tmp/llm-oracles, else /work/oracle-llm; see ../shared/ORACLES.md)
-#   --bandwidth  the read bandwidth in GB/s (default: measured once with forge bench ops)
+#   --bandwidth  a fixed read bandwidth in GB/s (default: measured beside every forge run)
 #   --json       also write every round's numbers and the medians to FILE
 set -eu
 
@@ -64,14 +66,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 echo "load before: $(cat /proc/loadavg)" >&2
-if [ -z "$bandwidth" ]; then
-    "$forge" --quiet --threads "$threads" bench ops --json > "$work/ops.json"
-    # bench ops --json prints the benchmark record's rows (docs/BENCHMARKS.md).
-    bandwidth=$(/usr/bin/python3 -c "import json,sys; print(next(r['median'] for r in json.load(open(sys.argv[1])) if r['name'] == 'machine/read bandwidth'))" "$work/ops.json")
-fi
-echo "read bandwidth: $bandwidth GB/s at $threads threads" >&2
 
 forge_run() {  # model round
+    if [ -z "$bandwidth" ]; then
+        # bench ops --json prints the benchmark record's rows (docs/BENCHMARKS.md).
+        "$forge" --quiet --threads "$threads" bench ops --machine --reps 3 --json > "$work/ops.json"
+        /usr/bin/python3 -c "import json,sys; print(next(r['median'] for r in json.load(open(sys.argv[1])) if r['name'] == 'machine/read bandwidth'))" \
+            "$work/ops.json" > "$work/bandwidth.$3.$2"
+    else
+        echo "$bandwidth" > "$work/bandwidth.$3.$2"
+    fi
     "$forge" --quiet --threads "$threads" bench llm "$1" --prompt "$pp" --gen "$tg" --reps 1 --json > "$work/forge.$3.$2.json"
 }
 llama_run() {  # model round
@@ -96,12 +100,11 @@ for model in "$@"; do
 done
 echo "load after: $(cat /proc/loadavg)" >&2
 
-/usr/bin/python3 - "$work" "$bandwidth" "$rounds" "$pp" "$tg" "$threads" "$json_out" "$@" <<'EOF'
+/usr/bin/python3 - "$work" "$rounds" "$pp" "$tg" "$threads" "$json_out" "$@" <<'EOF'
 import json, os, statistics, sys
 
-work, bandwidth, rounds, pp, tg, threads, json_out = sys.argv[1:8]
-models = sys.argv[8:]
-bandwidth = float(bandwidth) * 1e9
+work, rounds, pp, tg, threads, json_out = sys.argv[1:7]
+models = sys.argv[7:]
 rounds = int(rounds)
 
 
@@ -137,11 +140,17 @@ for i, model in enumerate(models, 1):
     lp = statistics.median(next(t["median_tps"] for t in l["results"] if t["test"] == f"pp{pp}") for l in llama)
     ld = statistics.median(next(t["median_tps"] for t in l["results"] if t["test"] == f"tg{tg}") for l in llama)
     weights = bytes_per_token(info)
-    bound = bandwidth / weights  # tokens/s if decoding only streamed the weights
+    # The bound of each round: tokens/s if decoding only streamed the weights at the bandwidth
+    # measured just before forge's run.
+    bandwidths = [float(open(f"{work}/bandwidth.{i}.{r}").read()) * 1e9 for r in range(1, rounds + 1)]
+    fractions = [f["decode_tok_s"] * weights / b for f, b in zip(forge, bandwidths)]
+    llama_fractions = [next(t["median_tps"] for t in l["results"] if t["test"] == f"tg{tg}") * weights / b
+                       for l, b in zip(llama, bandwidths)]
     entry = {"model": model, "types": types(info), "weight_bytes_per_token": weights,
              "forge_prefill_tok_s": fp, "llama_prefill_tok_s": lp, "forge_decode_tok_s": fd, "llama_decode_tok_s": ld,
-             "prefill_ratio": fp / lp, "decode_ratio": fd / ld, "decode_bandwidth_fraction": fd / bound,
-             "llama_decode_bandwidth_fraction": ld / bound,
+             "prefill_ratio": fp / lp, "decode_ratio": fd / ld, "decode_bandwidth_fraction": statistics.median(fractions),
+             "llama_decode_bandwidth_fraction": statistics.median(llama_fractions),
+             "read_bandwidth_gbs": [b / 1e9 for b in bandwidths],
              "foreign_cpu_cores": [l["foreign_cpu_cores"] for l in llama],
              "forge_rounds": [[f["prefill_tok_s"], f["decode_tok_s"]] for f in forge],
              "llama_rounds": [[next(t["median_tps"] for t in l["results"] if t["test"] == f"pp{pp}"),
@@ -150,18 +159,19 @@ for i, model in enumerate(models, 1):
     report.append(entry)
     rows.append(entry)
 
-print(f"{threads} threads, pp{pp} / tg{tg}, median of {rounds} A/B rounds; read bandwidth {bandwidth / 1e9:.1f} GB/s")
+print(f"{threads} threads, pp{pp} / tg{tg}, median of {rounds} A/B rounds; decode / bound: the median of the rounds' "
+      f"tokens/s x bytes/token / read bandwidth (measured before each forge run)")
 print(f"| file | weights | forge pp{pp} | llama.cpp pp{pp} | prefill | forge tg{tg} | llama.cpp tg{tg} | decode "
-      f"| forge decode / bound | llama.cpp / bound | foreign cores |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+      f"| forge decode / bound | llama.cpp / bound | read GB/s | foreign cores |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for e in rows:
     print(f"| {os.path.basename(e['model'])} | {e['types']}, {e['weight_bytes_per_token'] / 2**20:.1f} MiB/token "
           f"| {e['forge_prefill_tok_s']:.1f} | {e['llama_prefill_tok_s']:.1f} | {e['prefill_ratio']:.2f}x "
           f"| {e['forge_decode_tok_s']:.1f} | {e['llama_decode_tok_s']:.1f} | {e['decode_ratio']:.2f}x "
           f"| {100 * e['decode_bandwidth_fraction']:.0f}% | {100 * e['llama_decode_bandwidth_fraction']:.0f}% "
+          f"| {min(e['read_bandwidth_gbs']):.1f}-{max(e['read_bandwidth_gbs']):.1f} "
           f"| {', '.join(f'{c:.2f}' for c in e['foreign_cpu_cores'])} |")
 if json_out:
     with open(json_out, "w") as f:
-        json.dump({"threads": int(threads), "pp": int(pp), "tg": int(tg), "rounds": rounds,
-                   "read_bandwidth_gbs": bandwidth / 1e9, "models": report}, f, indent=1)
+        json.dump({"threads": int(threads), "pp": int(pp), "tg": int(tg), "rounds": rounds, "models": report}, f, indent=1)
 EOF
