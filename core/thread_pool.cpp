@@ -93,15 +93,18 @@ void ThreadPool::run_task(Job& job, std::int64_t i) {
         std::lock_guard lock(mutex_);
         if (!job.error) job.error = std::current_exception();
     }
-    if (job.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == job.count) {
-        std::lock_guard lock(mutex_);
-        done_.notify_all();
-    }
 }
 
 void ThreadPool::work_on(Job& job, int self) {
     const TaskScope scope;
-    for (std::int64_t i = next_task(job, self); i >= 0; i = next_task(job, self)) run_task(job, i);
+    std::int64_t ran = 0;
+    for (std::int64_t i = next_task(job, self); i >= 0; i = next_task(job, self), ++ran) run_task(job, i);
+    // Counted once per thread, not per task: a decode step runs thousands of tasks of about
+    // two microseconds, and every shared increment moved the counter's cache line between cores.
+    if (ran > 0 && job.finished.fetch_add(ran, std::memory_order_acq_rel) + ran == job.count) {
+        std::lock_guard lock(mutex_);
+        done_.notify_all();
+    }
 }
 
 void ThreadPool::worker_loop(int self) {
