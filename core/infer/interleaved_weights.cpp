@@ -1,6 +1,7 @@
 #include "core/infer/interleaved_weights.h"
 
 #include "core/error.h"
+#include "core/huge_page_slabs.h"
 #include "core/quant/block_types.h"
 #include "core/thread_pool.h"
 #include "kernels/quant_blocks.h"
@@ -66,7 +67,7 @@ std::shared_ptr<const InterleavedWeights> interleave(const Tensor& weight, DType
 InterleavedWeights::InterleavedWeights(DType dtype, std::int64_t rows, std::int64_t blocks, std::size_t group_bytes)
     : dtype_(dtype), rows_(rows), blocks_(blocks), group_bytes_(group_bytes) {
     const auto groups = static_cast<std::size_t>((rows + kernels::kInterleave - 1) / kernels::kInterleave);
-    lines_ = std::make_unique_for_overwrite<kernels::CacheLine[]>(groups * group_bytes / sizeof(kernels::CacheLine));
+    bytes_ = HugePageSlabs::global().allocate(groups * group_bytes);
 }
 
 void InterleavedWeights::copy_row(std::int64_t r, std::span<std::byte> out) const {

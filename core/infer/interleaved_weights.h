@@ -1,7 +1,8 @@
 // A Q4_0, Q8_0, Q4_K, Q5_K or Q6_K weight matrix copied at load into the interleaved layout
 // of kernels/quant_gemm_interleaved.h or kernels/quant_gemm_interleaved_k.h (groups of 16
-// rows, quants four bytes at a time), where the build has those kernels (simd on AVX-512 VNNI; the K-quants on AVX2 too). The copy is owned, cache-line aligned
-// memory; the linear layer multiplies with it in prefill and decode alike. Everything else
+// rows, quants four bytes at a time), where the build has those kernels (simd on AVX-512 VNNI;
+// the K-quants on AVX2 too). The copy is owned, cache-line aligned memory in huge-page slabs
+// (core/huge_page_slabs.h); the linear layer multiplies with it in prefill and decode alike. Everything else
 // (the scalar backend, other formats, the embedding lookup) keeps reading the original.
 #pragma once
 
@@ -25,9 +26,7 @@ public:
     std::int64_t rows() const { return rows_; }
     std::int64_t blocks() const { return blocks_; }      // per row
     std::size_t group_bytes() const { return group_bytes_; }
-    const std::byte* group(std::int64_t g) const {
-        return lines_[0].bytes + static_cast<std::size_t>(g) * group_bytes_;
-    }
+    const std::byte* group(std::int64_t g) const { return bytes_.get() + static_cast<std::size_t>(g) * group_bytes_; }
 
     // Row r in the original block layout (plain blocks of dtype()) into `out`, which holds
     // exactly one row's bytes: the embedding lookup of a tied output head reads here, so the
@@ -40,7 +39,7 @@ private:
     DType dtype_;
     std::int64_t rows_, blocks_;
     std::size_t group_bytes_;
-    std::unique_ptr<kernels::CacheLine[]> lines_;
+    std::shared_ptr<std::byte> bytes_;  // in core/huge_page_slabs.h's slabs
 };
 
 // Gives back the resident pages wholly inside `bytes` (a region of a private file mapping
