@@ -36,8 +36,9 @@ std::unique_ptr<ThreadPool>& global_pool() {
 
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) : runs_(std::make_unique<Run[]>(static_cast<std::size_t>(threads))) {
+ThreadPool::ThreadPool(int threads) {
     check(threads >= 1 && threads <= kMaxThreads, "thread count must be 1 to {}, got {}", kMaxThreads, threads);
+    runs_ = std::make_unique<Run[]>(static_cast<std::size_t>(threads));
     workers_.reserve(static_cast<std::size_t>(threads - 1));
     for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }

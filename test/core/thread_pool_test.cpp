@@ -6,6 +6,7 @@
 #include <chrono>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -138,6 +139,18 @@ TEST(ThreadPool, RunInRunsRethrowsATaskExceptionAfterAllTasksRan) {
 }
 
 TEST(ThreadPool, RejectsZeroThreads) { EXPECT_THROW(ThreadPool(0), std::exception); }
+
+TEST(ThreadPool, RejectsANegativeThreadCountByName) {
+    // Checked before anything is sized by it (a negative count as a size is 2^64 - 1).
+    try {
+        ThreadPool pool(-1);
+        FAIL() << "a pool of -1 threads was made";
+    } catch (const std::bad_alloc&) {
+        FAIL() << "the count reached an allocation before the check";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("thread count"), std::string::npos) << e.what();
+    }
+}
 
 }  // namespace
 }  // namespace forge
