@@ -59,6 +59,8 @@ std::shared_ptr<HugePageSlabs::Slab> HugePageSlabs::map_slab(std::size_t bytes) 
 }
 
 std::shared_ptr<std::byte> HugePageSlabs::allocate(std::size_t bytes) {
+    // Sizes near 2^64 would wrap in the rounding below: no mapping could hold them anyway.
+    if (bytes > (std::size_t{1} << 62)) throw std::bad_alloc();
     const std::size_t size = round_up(std::max<std::size_t>(bytes, 1), kAlignment);
     if (size >= slab_bytes_ / 4) {
         auto own = map_slab(size);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,12 @@ TEST(HugePageSlabs, AFullSlabGivesWayToANewOne) {
     for (int i = 0; i < 5; ++i) buffers.push_back(slabs.allocate(piece));
     EXPECT_EQ(slabs.mapped_bytes(), 2 * kSlab);
     EXPECT_EQ(address(buffers[4]) % HugePageSlabs::kHugePage, 0u);  // the fifth opened the second slab
+}
+
+TEST(HugePageSlabs, AnImpossibleSizeIsRefusedNotWrapped) {
+    HugePageSlabs slabs(kSlab);
+    EXPECT_THROW(slabs.allocate(~std::size_t{0}), std::bad_alloc);  // rounded up, it would be 0
+    EXPECT_EQ(slabs.mapped_bytes(), 0u);
 }
 
 TEST(HugePageSlabs, BuffersOutliveTheirAllocator) {
