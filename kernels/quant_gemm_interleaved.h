@@ -38,12 +38,28 @@
 #define FORGE_INTERLEAVED_GEMM 1
 #endif
 
+// Q4_0 alone also loads interleaved on AVX2 + FMA + F16C (simd/quant_gemm_interleaved_avx2.cpp,
+// vpmaddubsw; built on AVX-512 machines too, where the tests run it); Q8_0's codes up to 255
+// do not fit that kernel's int16 sums, so it keeps the dot kernels there.
+#if defined(FORGE_BACKEND_SIMD) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define FORGE_INTERLEAVED_Q4_0_AVX2 1
+#endif
+#if defined(FORGE_INTERLEAVED_GEMM) || defined(FORGE_INTERLEAVED_Q4_0_AVX2)
+#define FORGE_INTERLEAVED_Q4_0 1
+#endif
+
 namespace forge::kernels {
 
+// kHasInterleavedGemm: Q4_0 and Q8_0 (AVX-512 VNNI); kHasInterleavedQ4_0: Q4_0 (either kernel).
 #if defined(FORGE_INTERLEAVED_GEMM)
 inline constexpr bool kHasInterleavedGemm = true;
 #else
 inline constexpr bool kHasInterleavedGemm = false;
+#endif
+#if defined(FORGE_INTERLEAVED_Q4_0)
+inline constexpr bool kHasInterleavedQ4_0 = true;
+#else
+inline constexpr bool kHasInterleavedQ4_0 = false;
 #endif
 
 inline constexpr int kInterleave = 16;
@@ -109,7 +125,8 @@ struct InterleavedGemm {
     std::int64_t y_stride;
 };
 
-// Defined only where kHasInterleavedGemm (callers test it with if constexpr).
+// Defined where kHasInterleavedQ4_0 (the layout functions for both formats, Q4_0's gemm) and
+// where kHasInterleavedGemm (Q8_0's gemm); callers test them with if constexpr.
 namespace simd {
 
 // Writes the groups of w [n rows x blocks] to out, which holds ceil(n / 16) groups of
@@ -128,6 +145,12 @@ void activation_info(const BlockQ8_0* a, std::int64_t count, std::int32_t offset
 
 void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept;
 void gemm(const InterleavedGemm<BlockQ8_0>& g) noexcept;
+
+// The AVX2 Q4_0 kernel (without VNNI), the same bits as the AVX-512 one; defined where
+// FORGE_INTERLEAVED_Q4_0_AVX2. gemm above is this one where the build has no AVX-512 VNNI.
+namespace avx2 {
+void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept;
+}  // namespace avx2
 
 }  // namespace simd
 

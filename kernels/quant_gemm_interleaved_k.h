@@ -36,6 +36,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 // Where the K-quant kernels exist: the AVX-512 VNNI one (simd/quant_gemm_interleaved_k.cpp) or,
 // on machines without it, the AVX2 + FMA + F16C one (simd/quant_gemm_interleaved_k_avx2.cpp),
@@ -56,10 +57,12 @@ inline constexpr bool kHasInterleavedKGemm = true;
 inline constexpr bool kHasInterleavedKGemm = false;
 #endif
 
-// Whether weights of format Block load interleaved: the 32-element formats need the AVX-512
-// kernel, the K-quants either kernel.
+// Whether weights of format Block load interleaved: Q8_0 needs the AVX-512 kernel, Q4_0 and
+// the K-quants either kernel.
 template <typename Block>
-inline constexpr bool kHasInterleavedGemmFor = Block::kSize == kSuperBlock ? kHasInterleavedKGemm : kHasInterleavedGemm;
+inline constexpr bool kHasInterleavedGemmFor = Block::kSize == kSuperBlock ? kHasInterleavedKGemm
+                                               : std::is_same_v<Block, BlockQ4_0> ? kHasInterleavedQ4_0
+                                                                                  : kHasInterleavedGemm;
 
 // Bytes of one group of 16 rows per super-block (a whole number of cache lines).
 template <typename Block>

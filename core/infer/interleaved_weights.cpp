@@ -82,8 +82,10 @@ void InterleavedWeights::copy_row(std::int64_t r, std::span<std::byte> out) cons
 std::shared_ptr<const InterleavedWeights> InterleavedWeights::from(const Tensor& weight, bool release_source) {
 #if defined(FORGE_INTERLEAVED_K_GEMM)
     check(weight.rank() == 2 && weight.is_contiguous(), "interleaved weights: expected a contiguous matrix");
-#if defined(FORGE_INTERLEAVED_GEMM)
+#if defined(FORGE_INTERLEAVED_Q4_0)
     if (weight.dtype() == DType::Q4_0) return interleave<kernels::BlockQ4_0>(weight, DType::Q4_0, release_source);
+#endif
+#if defined(FORGE_INTERLEAVED_GEMM)
     if (weight.dtype() == DType::Q8_0) return interleave<kernels::BlockQ8_0>(weight, DType::Q8_0, release_source);
 #endif
     if (weight.dtype() == DType::Q4_K) return interleave<kernels::BlockQ4_K>(weight, DType::Q4_K, release_source);

@@ -7,8 +7,11 @@
 // MIT); see docs/THIRD-PARTY-NOTICES.md.
 #include "kernels/quant_gemm_interleaved.h"
 
-#if defined(FORGE_INTERLEAVED_GEMM)
+// The layout code runs wherever Q4_0 loads interleaved (also on AVX2, whose Q4_0 kernel is
+// simd/quant_gemm_interleaved_avx2.cpp); the AVX-512 kernel below only with AVX-512 VNNI.
+#if defined(FORGE_INTERLEAVED_Q4_0)
 
+#include "kernels/half.h"
 #include "kernels/simd/quant_lanes.h"
 
 #include <algorithm>
@@ -19,22 +22,6 @@ namespace forge::kernels::simd {
 namespace {
 
 constexpr int kQuadBytes = 64;   // one quad: four quant bytes of each of the 16 rows
-constexpr int kOperands = 8;     // quads a block's 32 elements make: each meets activation bytes 4i..4i+3
-constexpr int kTileRows = kInterleavedTileRows;
-
-// Decoding (one tile of activation rows, one sequence or a few) streams the weights once from
-// memory: asking for the quants kAhead bytes ahead (and the scales a few blocks ahead) keeps
-// more loads in flight than the hardware prefetcher does. Prefill reads each group from cache
-// many times and skips it.
-constexpr int kAhead = 2048;
-
-template <typename Block>
-void prefetch_ahead(const std::byte* quants, const f16_bits* scales) {
-    for (std::size_t line = 0; line < interleaved_quant_bytes<Block>(); line += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(quants) + kAhead + line, _MM_HINT_T0);
-    }
-    _mm_prefetch(reinterpret_cast<const char*>(scales) + 256, _MM_HINT_T0);
-}
 
 std::uint32_t load_u32(const void* p) {
     std::uint32_t v;
@@ -88,6 +75,25 @@ void interleave_rows(const Block* w, std::int64_t n, std::int64_t blocks, std::u
         interleave_group(w + r0 * blocks, std::min<std::int64_t>(kInterleave, n - r0), blocks, flip,
                          out + static_cast<std::size_t>(r0 / kInterleave) * group_bytes);
     }
+}
+
+#if defined(FORGE_INTERLEAVED_GEMM)
+
+constexpr int kOperands = 8;     // quads a block's 32 elements make: each meets activation bytes 4i..4i+3
+constexpr int kTileRows = kInterleavedTileRows;
+
+// Decoding (one tile of activation rows, one sequence or a few) streams the weights once from
+// memory: asking for the quants kAhead bytes ahead (and the scales a few blocks ahead) keeps
+// more loads in flight than the hardware prefetcher does. Prefill reads each group from cache
+// many times and skips it.
+constexpr int kAhead = 2048;
+
+template <typename Block>
+void prefetch_ahead(const std::byte* quants, const f16_bits* scales) {
+    for (std::size_t line = 0; line < interleaved_quant_bytes<Block>(); line += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(quants) + kAhead + line, _MM_HINT_T0);
+    }
+    _mm_prefetch(reinterpret_cast<const char*>(scales) + 256, _MM_HINT_T0);
 }
 
 // A block's 8 operands of one group, unsigned bytes for vpdpbusd.
@@ -168,6 +174,8 @@ void gemm_groups(const InterleavedGemm<typename Operands::Block>& g) {
     }
 }
 
+#endif  // FORGE_INTERLEAVED_GEMM
+
 }  // namespace
 
 void interleave(const BlockQ4_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
@@ -188,12 +196,16 @@ void activation_info(const BlockQ8_0* a, std::int64_t count, std::int32_t offset
     for (std::int64_t i = 0; i < count; ++i) {
         std::int32_t sum = 0;
         for (const std::int8_t q : a[i].qs) sum += q;
-        info[i] = {lanes::half(a[i].d), -offset * sum};
+        info[i] = {f16_to_f32(a[i].d), -offset * sum};  // exact, as every f16 is in f32
     }
 }
 
+#if defined(FORGE_INTERLEAVED_GEMM)
 void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept { gemm_groups<Q4_0Operands>(g); }
 void gemm(const InterleavedGemm<BlockQ8_0>& g) noexcept { gemm_groups<Q8_0Operands>(g); }
+#else  // AVX2 only: Q4_0's AVX2 kernel; Q8_0 does not load interleaved here
+void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept { avx2::gemm(g); }
+#endif
 
 }  // namespace forge::kernels::simd
 

@@ -1,7 +1,7 @@
 // The interleaved GEMMs (simd builds with AVX-512 VNNI): Q4_0 / Q8_0
 // (kernels/quant_gemm_interleaved.h) and Q4_K / Q5_K / Q6_K (kernels/quant_gemm_interleaved_k.h;
-// also on AVX2, and its AVX2 kernel, simd::avx2::gemm, runs the same checks on AVX-512 machines
-// and must give the AVX-512 kernel's bits).
+// Q4_0 and the K-quants also on AVX2, whose kernels, simd::avx2::gemm, run the same checks on
+// AVX-512 machines and must give the AVX-512 kernels' bits).
 // Every output within the contract bound of kernels/quant_dot.h from scalar::dot, bit for bit
 // equal to it where every partial sum is exact (power-of-two scales, small activations), the
 // same bits however the outputs are cut (many activation rows or one, one call or group by
@@ -172,8 +172,10 @@ void check_format(std::initializer_list<std::int64_t> block_counts, GemmKernel<B
     }
 }
 
-#if defined(FORGE_INTERLEAVED_GEMM)
+#if defined(FORGE_INTERLEAVED_Q4_0)
 TEST(QuantGemmInterleaved, Q4_0) { check_format<BlockQ4_0>({1, 3, 8, 33}); }
+#endif
+#if defined(FORGE_INTERLEAVED_GEMM)
 TEST(QuantGemmInterleaved, Q8_0) { check_format<BlockQ8_0>({1, 3, 8, 33}); }
 #endif
 TEST(QuantGemmInterleaved, Q4_K) { check_format<BlockQ4_K>({1, 2, 4}); }
@@ -222,8 +224,10 @@ void check_extreme_activations(std::uint8_t fill, GemmKernel<Block> kernel = sim
 }
 
 TEST(QuantGemmInterleaved, ExtremeCodes) {
-#if defined(FORGE_INTERLEAVED_GEMM)
+#if defined(FORGE_INTERLEAVED_Q4_0)
     check_extremes<BlockQ4_0>(0xFF);
+#endif
+#if defined(FORGE_INTERLEAVED_GEMM)
     check_extremes<BlockQ8_0>(0x80);
     check_extremes<BlockQ8_0>(0xFF);
 #endif
@@ -233,8 +237,10 @@ TEST(QuantGemmInterleaved, ExtremeCodes) {
 }
 
 TEST(QuantGemmInterleaved, ExtremeActivations) {
-#if defined(FORGE_INTERLEAVED_GEMM)
+#if defined(FORGE_INTERLEAVED_Q4_0)
     check_extreme_activations<BlockQ4_0>(0xFF);
+#endif
+#if defined(FORGE_INTERLEAVED_GEMM)
     check_extreme_activations<BlockQ8_0>(0x80);
     check_extreme_activations<BlockQ8_0>(0x7F);
 #endif
@@ -261,8 +267,10 @@ void check_row_round_trip() {
 }
 
 TEST(QuantGemmInterleaved, RowsComeBackUnchanged) {
-#if defined(FORGE_INTERLEAVED_GEMM)
+#if defined(FORGE_INTERLEAVED_Q4_0)
     check_row_round_trip<BlockQ4_0>();
+#endif
+#if defined(FORGE_INTERLEAVED_GEMM)
     check_row_round_trip<BlockQ8_0>();
 #endif
     check_row_round_trip<BlockQ4_K>();
@@ -271,8 +279,8 @@ TEST(QuantGemmInterleaved, RowsComeBackUnchanged) {
 }
 
 #if defined(FORGE_INTERLEAVED_K_AVX2) && defined(FORGE_INTERLEAVED_GEMM)
-// On an AVX-512 machine, the AVX2 kernel (vpmaddubsw and int16 partial sums) through every
-// check above. (Where the build has only AVX2, simd::gemm is that kernel and the tests above
+// On an AVX-512 machine, the AVX2 kernels (vpmaddubsw and int16 partial sums: Q4_0 and the
+// K-quants) through every check above. (Where the build has only AVX2, simd::gemm is that kernel and the tests above
 // run it.)
 template <typename Block>
 void check_avx2() {
@@ -282,6 +290,7 @@ void check_avx2() {
     for (const std::uint8_t fill : {0x00, 0xFF}) check_extreme_activations<Block>(fill, kernel);
 }
 
+TEST(QuantGemmInterleavedAvx2, Q4_0) { check_avx2<BlockQ4_0>(); }
 TEST(QuantGemmInterleavedAvx2, Q4_K) { check_avx2<BlockQ4_K>(); }
 TEST(QuantGemmInterleavedAvx2, Q5_K) { check_avx2<BlockQ5_K>(); }
 TEST(QuantGemmInterleavedAvx2, Q6_K) { check_avx2<BlockQ6_K>(); }
@@ -303,6 +312,7 @@ void check_avx2_bits_equal_avx512() {
 }
 
 TEST(QuantGemmInterleavedAvx2, SameBitsAsAvx512) {
+    check_avx2_bits_equal_avx512<BlockQ4_0>();
     check_avx2_bits_equal_avx512<BlockQ4_K>();
     check_avx2_bits_equal_avx512<BlockQ5_K>();
     check_avx2_bits_equal_avx512<BlockQ6_K>();
