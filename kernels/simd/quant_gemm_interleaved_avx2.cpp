@@ -15,13 +15,7 @@
 
 #if defined(FORGE_INTERLEAVED_Q4_0_AVX2)
 
-// g++ 12 reports a false "may be used uninitialized" inside some intrinsics (their undefined
-// pass-through operand); located in the header, so silenced only there.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "kernels/simd/quant_lanes_avx2.h"  // <immintrin.h>, its false warnings silenced
 
 #include <algorithm>
 #include <cstring>
