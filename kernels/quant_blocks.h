@@ -9,8 +9,17 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 
 namespace forge::kernels {
+
+// The four bytes at p as one word, at any alignment: how the interleaved layouts move and
+// broadcast four quants at a time (one definition for the repacking and every kernel).
+inline std::uint32_t load_u32(const void* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+}
 
 inline constexpr int kSuperBlock = 256;  // QK_K: the K-quants' super-block
 

@@ -38,13 +38,14 @@
 #define FORGE_INTERLEAVED_GEMM 1
 #endif
 
-// Q4_0 alone also loads interleaved on AVX2 + FMA + F16C (simd/quant_gemm_interleaved_avx2.cpp,
-// vpmaddubsw; built on AVX-512 machines too, where the tests run it); Q8_0's codes up to 255
-// do not fit that kernel's int16 sums, so it keeps the dot kernels there.
+// FORGE_INTERLEAVED_AVX2: the AVX2 + FMA + F16C kernels over the same layouts are built (Q4_0
+// here, simd/quant_gemm_interleaved_avx2.cpp; the K-quants, kernels/quant_gemm_interleaved_k.h),
+// on AVX-512 machines too, where the tests run them. Q4_0 alone of the two formats here: Q8_0's
+// codes up to 255 do not fit that kernel's int16 sums, so it keeps the dot kernels there.
 #if defined(FORGE_BACKEND_SIMD) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-#define FORGE_INTERLEAVED_Q4_0_AVX2 1
+#define FORGE_INTERLEAVED_AVX2 1
 #endif
-#if defined(FORGE_INTERLEAVED_GEMM) || defined(FORGE_INTERLEAVED_Q4_0_AVX2)
+#if defined(FORGE_INTERLEAVED_GEMM) || defined(FORGE_INTERLEAVED_AVX2)
 #define FORGE_INTERLEAVED_Q4_0 1
 #endif
 
@@ -147,7 +148,7 @@ void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept;
 void gemm(const InterleavedGemm<BlockQ8_0>& g) noexcept;
 
 // The AVX2 Q4_0 kernel (without VNNI), the same bits as the AVX-512 one; defined where
-// FORGE_INTERLEAVED_Q4_0_AVX2. gemm above is this one where the build has no AVX-512 VNNI.
+// FORGE_INTERLEAVED_AVX2. gemm above is this one where the build has no AVX-512 VNNI.
 namespace avx2 {
 void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept;
 }  // namespace avx2

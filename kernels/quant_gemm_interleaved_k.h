@@ -40,12 +40,8 @@
 
 // Where the K-quant kernels exist: the AVX-512 VNNI one (simd/quant_gemm_interleaved_k.cpp) or,
 // on machines without it, the AVX2 + FMA + F16C one (simd/quant_gemm_interleaved_k_avx2.cpp),
-// over the same layout. FORGE_INTERLEAVED_K_AVX2: the AVX2 kernel is built (simd::avx2::gemm),
-// on AVX-512 machines too, where the tests run it.
-#if defined(FORGE_BACKEND_SIMD) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-#define FORGE_INTERLEAVED_K_AVX2 1
-#endif
-#if defined(FORGE_INTERLEAVED_GEMM) || defined(FORGE_INTERLEAVED_K_AVX2)
+// over the same layout; built where FORGE_INTERLEAVED_AVX2 (kernels/quant_gemm_interleaved.h).
+#if defined(FORGE_INTERLEAVED_GEMM) || defined(FORGE_INTERLEAVED_AVX2)
 #define FORGE_INTERLEAVED_K_GEMM 1
 #endif
 
@@ -101,7 +97,7 @@ void gemm(const InterleavedGemm<BlockQ5_K>& g) noexcept;
 void gemm(const InterleavedGemm<BlockQ6_K>& g) noexcept;
 
 // The AVX2 kernel (without VNNI), the same bits as the AVX-512 one; defined where
-// FORGE_INTERLEAVED_K_AVX2. gemm above is this one where the build has no AVX-512 VNNI.
+// FORGE_INTERLEAVED_AVX2. gemm above is this one where the build has no AVX-512 VNNI.
 namespace avx2 {
 void gemm(const InterleavedGemm<BlockQ4_K>& g) noexcept;
 void gemm(const InterleavedGemm<BlockQ5_K>& g) noexcept;

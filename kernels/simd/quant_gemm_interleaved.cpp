@@ -23,12 +23,6 @@ namespace {
 
 constexpr int kQuadBytes = 64;   // one quad: four quant bytes of each of the 16 rows
 
-std::uint32_t load_u32(const void* p) {
-    std::uint32_t v;
-    std::memcpy(&v, p, sizeof(v));
-    return v;
-}
-
 // Row r's quant bytes 4t..4t+3 go to bytes 4r..4r+3 of quad t, xor `flip` (0x80 per byte
 // turns a signed Q8_0 quant q into the unsigned q + 128; Q4_0 nibbles stay as they are).
 template <typename Block>

@@ -13,12 +13,11 @@
 // give the same bits (the tests check it). Q8_0 (codes up to 255) stays on the dot kernels here.
 #include "kernels/quant_gemm_interleaved.h"
 
-#if defined(FORGE_INTERLEAVED_Q4_0_AVX2)
+#if defined(FORGE_INTERLEAVED_AVX2)
 
 #include "kernels/simd/quant_lanes_avx2.h"  // <immintrin.h>, its false warnings silenced
 
 #include <algorithm>
-#include <cstring>
 
 namespace forge::kernels::simd::avx2 {
 
@@ -29,12 +28,6 @@ constexpr int kOperands = 8;     // operand i meets activation bytes 4i..4i+3
 constexpr int kQuadBytes = 64;
 constexpr int kTileRows = 2;     // activation rows per register tile (16 ymm registers)
 constexpr std::size_t kAhead = 2048;  // decode's prefetch distance, as the AVX-512 kernel's
-
-std::uint32_t load_u32(const void* p) {
-    std::uint32_t v;
-    std::memcpy(&v, p, sizeof(v));
-    return v;
-}
 
 // Half h of a block's 8 operands: quad t's low nibbles are elements 4t..4t+3 (operand t), its
 // high nibbles elements 16+4t.. (operand t+4).
@@ -87,9 +80,7 @@ void tile(const InterleavedGemm<BlockQ4_0>& g, const std::byte* group, std::int6
     }
     for (int h = 0; h < kHalves; ++h) {
         const int lanes = std::clamp(live - 8 * h, 0, 8);
-        if (lanes == 0) break;
-        const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-        for (int r = 0; r < R; ++r) _mm256_maskstore_ps(g.y + (r0 + r) * g.y_stride + 8 * h, mask, acc[h][r]);
+        for (int r = 0; r < R; ++r) lanes256::store_first(g.y + (r0 + r) * g.y_stride + 8 * h, lanes, acc[h][r]);
     }
 }
 

@@ -240,12 +240,6 @@ void deinterleave(const std::byte* group, std::int64_t blocks, int r, Block* out
 // ---- the kernel -----------------------------------------------------------------------------
 #if defined(FORGE_INTERLEAVED_GEMM)
 
-std::uint32_t load_u32(const void* p) {
-    std::uint32_t v;
-    std::memcpy(&v, p, sizeof(v));
-    return v;
-}
-
 __m512i shift_bits(__m512i v, int left) {
     return left >= 0 ? _mm512_sll_epi32(v, _mm_cvtsi32_si128(left)) : _mm512_srl_epi32(v, _mm_cvtsi32_si128(-left));
 }

@@ -17,20 +17,13 @@
 // operations in the same order, so both kernels give the same bits (the tests check it).
 #include "kernels/quant_gemm_interleaved_k.h"
 
-#if defined(FORGE_INTERLEAVED_K_AVX2)
+#if defined(FORGE_INTERLEAVED_AVX2)
 
 #include "kernels/simd/quant_interleaved_k_layout.h"
 
-// g++ 12 reports a false "may be used uninitialized" inside some intrinsics (their undefined
-// pass-through operand); located in the header, so silenced only there.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "kernels/simd/quant_lanes_avx2.h"  // <immintrin.h>, its false warnings silenced
 
 #include <algorithm>
-#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -57,12 +50,6 @@ template <typename Block>
 constexpr int kInt16Run = kHighBits<Block> == 2 ? 2 : kHighBits<Block> == 1 ? 4 : 8;
 
 // ---- operands --------------------------------------------------------------------------------
-
-std::uint32_t load_u32(const void* p) {
-    std::uint32_t v;
-    std::memcpy(&v, p, sizeof(v));
-    return v;
-}
 
 __m256i load(const std::byte* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
 
@@ -270,10 +257,7 @@ void tile(const InterleavedGemm<Block>& g, const std::byte* group, int h0, const
     }
     for (int h = 0; h < H; ++h) {
         const int live = std::clamp(out.live - 8 * (h0 + h), 0, 8);
-        const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(live), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-        for (int r = 0; r < R; ++r) {
-            _mm256_maskstore_ps(g.y + (out.r0 + r) * g.y_stride + out.c0 + 8 * (h0 + h), mask, acc[h][r]);
-        }
+        for (int r = 0; r < R; ++r) lanes256::store_first(g.y + (out.r0 + r) * g.y_stride + out.c0 + 8 * (h0 + h), live, acc[h][r]);
     }
 }
 

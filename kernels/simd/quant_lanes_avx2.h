@@ -51,6 +51,12 @@ inline __m256 accumulate(__m256 acc, __m256i lanes, float scale) {
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(lanes), _mm256_set1_ps(scale), acc);
 }
 
+// The first `count` lanes of v (0 to 8) to y: a group's last outputs may end inside a ymm.
+inline void store_first(float* y, int count, __m256 v) {
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(y, mask, v);
+}
+
 // Halves added pairwise down to one lane (a fixed order, the same for every caller).
 inline float sum_lanes(__m256 v) {
     const __m128 sum4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));

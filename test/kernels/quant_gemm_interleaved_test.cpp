@@ -278,7 +278,7 @@ TEST(QuantGemmInterleaved, RowsComeBackUnchanged) {
     check_row_round_trip<BlockQ6_K>();
 }
 
-#if defined(FORGE_INTERLEAVED_K_AVX2) && defined(FORGE_INTERLEAVED_GEMM)
+#if defined(FORGE_INTERLEAVED_AVX2) && defined(FORGE_INTERLEAVED_GEMM)
 // On an AVX-512 machine, the AVX2 kernels (vpmaddubsw and int16 partial sums: Q4_0 and the
 // K-quants) through every check above. (Where the build has only AVX2, simd::gemm is that kernel and the tests above
 // run it.)

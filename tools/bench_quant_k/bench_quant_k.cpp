@@ -108,7 +108,7 @@ void bench(const char* format, const Shape& s, int rounds, std::mt19937& rng) {
     Operands<Block> op(s, rng);
     std::vector<Path> paths;
     if constexpr (kHasInterleavedGemmFor<Block>) paths.push_back({"interleaved", [&] { simd::gemm(op.gemm()); }});
-#if defined(FORGE_INTERLEAVED_K_AVX2) && defined(FORGE_INTERLEAVED_GEMM)
+#if defined(FORGE_INTERLEAVED_AVX2) && defined(FORGE_INTERLEAVED_GEMM)
     if constexpr (Block::kSize == kSuperBlock) paths.push_back({"avx2", [&] { simd::avx2::gemm(op.gemm()); }});
 #endif
     paths.push_back({"dot", [&] { op.dots(); }});
