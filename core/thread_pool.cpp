@@ -139,36 +139,30 @@ void ThreadPool::worker_loop(int self) {
     }
 }
 
-void ThreadPool::run(std::int64_t count, FunctionRef<void(std::int64_t)> task) {
-    if (count <= 0) return;
-    if (count == 1 || workers_.empty() || inside_pool_task) {
-        for (std::int64_t i = 0; i < count; ++i) task(i);
-        return;
-    }
-    std::lock_guard submit_lock(submit_mutex_);
-    Job job;
-    job.task = &task;
-    job.count = count;
-    submit(job);
-}
+void ThreadPool::run(std::int64_t count, FunctionRef<void(std::int64_t)> task) { run_job(count, task, false); }
 
-void ThreadPool::run_in_runs(std::int64_t count, FunctionRef<void(std::int64_t)> task) {
+void ThreadPool::run_in_runs(std::int64_t count, FunctionRef<void(std::int64_t)> task) { run_job(count, task, true); }
+
+void ThreadPool::run_job(std::int64_t count, FunctionRef<void(std::int64_t)>& task, bool in_runs) {
     if (count <= 0) return;
     if (count == 1 || workers_.empty() || inside_pool_task) {
         for (std::int64_t i = 0; i < count; ++i) task(i);
         return;
     }
-    check(count <= std::int64_t{0xFFFFFFFF}, "thread pool: {} tasks are more than one job can split into runs", count);
+    check(!in_runs || count <= std::int64_t{0xFFFFFFFF}, "thread pool: {} tasks are more than one job can split into runs",
+          count);
     std::lock_guard submit_lock(submit_mutex_);
     Job job;
     job.task = &task;
     job.count = count;
-    job.in_runs = true;
-    // Thread t owns [t * count / threads, (t + 1) * count / threads). Set before publishing:
-    // no worker reads a run before it sees the job.
-    const auto threads = static_cast<std::uint64_t>(size()), n = static_cast<std::uint64_t>(count);
-    for (std::uint64_t t = 0; t < threads; ++t) {
-        runs_[t].bounds.store(pack_run(t * n / threads, (t + 1) * n / threads), std::memory_order_relaxed);
+    job.in_runs = in_runs;
+    if (in_runs) {
+        // Thread t owns [t * count / threads, (t + 1) * count / threads). Set before publishing:
+        // no worker reads a run before it sees the job.
+        const auto threads = static_cast<std::uint64_t>(size()), n = static_cast<std::uint64_t>(count);
+        for (std::uint64_t t = 0; t < threads; ++t) {
+            runs_[t].bounds.store(pack_run(t * n / threads, (t + 1) * n / threads), std::memory_order_relaxed);
+        }
     }
     submit(job);
 }

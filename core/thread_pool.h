@@ -96,6 +96,8 @@ private:
         std::atomic<std::uint64_t> bounds{0};
     };
 
+    // run() and run_in_runs(): small jobs inline, else one published job.
+    void run_job(std::int64_t count, FunctionRef<void(std::int64_t)>& task, bool in_runs);
     void submit(Job& job);
     void worker_loop(int self);
     void work_on(Job& job, int self);

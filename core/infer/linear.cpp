@@ -87,6 +87,11 @@ const kernels::ActivationBlockInfo* activation_info(const kernels::BlockQ8_0* ac
     return info.data();
 }
 
+// A call of at most one register tile of activation rows (decoding one or a few sequences)
+// reads each weight once: it streams the weights, in strips of about 32 KiB, one contiguous run
+// of them per thread.
+bool streams_weights(std::int64_t m) { return m <= kernels::kInterleavedTileRows; }
+
 // Block-format weights against quantized activations, as tasks: a task is a strip of weight
 // rows against a panel of activation rows, small enough to stay in cache; within it the
 // GEMM kernel tiles registers (or, for formats without one, a dot per output). Panels of 64
@@ -106,9 +111,7 @@ struct QuantizedProduct {
     std::int64_t panel() const { return std::min<std::int64_t>(m, 64); }
     std::int64_t strip() const {
         if (packed != nullptr) {
-            // A call of one register tile of rows (decoding) streams the weights.
-            const bool streams = m <= kernels::kInterleavedTileRows;
-            const auto groups = streams ? (std::size_t{1} << 15) / packed->group_bytes() : std::size_t{4};
+            const auto groups = streams_weights(m) ? (std::size_t{1} << 15) / packed->group_bytes() : std::size_t{4};
             return std::max<std::int64_t>(1, static_cast<std::int64_t>(groups)) * kernels::kInterleave;
         }
         return m == 1 ? std::max<std::int64_t>(1, (std::int64_t{1} << 15) / k) : 48;
@@ -182,7 +185,7 @@ void quantized_linears(std::span<const LinearOutput> outputs, const float* x, st
     // Decoding reads every weight once, in task order: each thread takes a contiguous run of
     // strips, one stream for the prefetchers (ThreadPool::run_in_runs). Prefill tasks re-read
     // their strips from cache; any order serves them.
-    if (m <= kernels::kInterleavedTileRows) ThreadPool::global().run_in_runs(first_task[outputs.size()], run_task);
+    if (streams_weights(m)) ThreadPool::global().run_in_runs(first_task[outputs.size()], run_task);
     else ThreadPool::global().run(first_task[outputs.size()], run_task);
 }
 
