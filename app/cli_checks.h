@@ -27,6 +27,14 @@ inline CLI::Validator finite_range(double min, double max) {
         fmt::format("FINITE in [{} - {}]", min, max));
 }
 
+// A value that may not be empty: `--api-key "$KEY"` with KEY unset must be an error, not a
+// server without a key.
+inline CLI::Validator non_empty(std::string what) {
+    return CLI::Validator(
+        [what](std::string& text) -> std::string { return text.empty() ? fmt::format("the value is empty: {}", what) : ""; },
+        "NOT EMPTY");
+}
+
 // `text` safe to print on a terminal: control characters (ESC starts the sequences that
 // move the cursor, set the title or worse), DEL and the C1 controls U+0080-U+009F become
 // \xNN escapes. Names and messages read from files pass through this before printing.

@@ -1,10 +1,12 @@
 // `forge serve [MODEL.gguf|default] [--host H] [--port P] [-np N] [-c N] [-n N] [--alias NAME]
-// [--api-key KEY | --api-key-file F] [--metrics] [--no-webui] [--queue N] [--threads N]`
+// [--api-key KEY | --api-key-file F] [--metrics] [--no-webui] [--queue N] [--threads N]
+// [--threads-http N] [--timeout S] [--body-budget MIB]`
 //
 // An OpenAI-compatible HTTP server (app/serve/: server.h for its life and a request's, routes,
 // request parsing, responses and streams, errors, metrics, the chat page). Options are spelled
 // as llama-server spells the same ones; --ctx-size is per slot. docs/SERVE.md has the API.
 #include "app/bundled_models.h"
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/serve/options.h"
 #include "app/serve/server.h"
@@ -75,7 +77,8 @@ void add_serve_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("-n,--n-predict", o->n_predict, "Default max_tokens, -1 until the end or the context is full (default -1)")
         ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
     cmd->add_option("--alias", o->alias, "The model's name in the API (default: the file name)");
-    auto* key = cmd->add_option("--api-key", o->api_key, "Require 'Authorization: Bearer KEY'");
+    auto* key = cmd->add_option("--api-key", o->api_key, "Require 'Authorization: Bearer KEY'")
+                    ->check(non_empty("an empty key would turn authentication off"));
     cmd->add_option("--api-key-file", o->api_key_file, "Read the API key from the first line of a file")->excludes(key);
     cmd->add_flag("--metrics", o->metrics, "Serve Prometheus metrics at GET /metrics");
     cmd->add_flag("!--no-webui", o->webui, "Do not serve the chat page at GET /");
@@ -84,6 +87,14 @@ void add_serve_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--threads", *threads, "Compute threads (default: FORGE_THREADS, else all cores)")
         ->check(CLI::Range(1, ThreadPool::kMaxThreads));
     cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0");
+    cmd->add_option("--threads-http", o->threads_http,
+                    "Connections served at once; more get 503 except /health (default: parallel + queue + 16)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{ThreadPool::kMaxThreads}));
+    cmd->add_option("--timeout", o->timeout,
+                    "Seconds a read or write may wait, and a request's headers and body may take to arrive (default 30)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{3600}));
+    cmd->add_option("--body-budget", o->body_budget_mib, "MiB of request bodies held at once; more get 503 (default 64)")
+        ->check(CLI::Range(std::int64_t{8}, std::int64_t{1} << 20));
     commands.add(cmd, [o, threads] { return run_serve(*o, *threads); });
 }
 

@@ -205,10 +205,12 @@ std::vector<std::pair<std::int32_t, float>> parse_logit_bias(const json& bias, s
 
 // Fields that ask for something forge does not do: refused by name.
 void refuse_unsupported(const json& body, Endpoint endpoint) {
-    if (const json* n = field(body, "n"); n != nullptr && integer_in(*n, "n", 1, 128) != 1)
-        throw unsupported("n", "only one choice per request (n = 1)");
-    if (const json* best_of = field(body, "best_of"); best_of != nullptr && integer_in(*best_of, "best_of", 1, 128) != 1)
-        throw unsupported("best_of", "only best_of = 1");
+    // Any count above 1 is refused for what it is, not for a range forge has no use for.
+    constexpr auto kAnyCount = std::numeric_limits<std::int64_t>::max();
+    if (const json* n = field(body, "n"); n != nullptr && integer_in(*n, "n", 1, kAnyCount) != 1)
+        throw unsupported("n", fmt::format("it returns one choice per request (n = 1), not {}", n->dump()));
+    if (const json* best_of = field(body, "best_of"); best_of != nullptr && integer_in(*best_of, "best_of", 1, kAnyCount) != 1)
+        throw unsupported("best_of", fmt::format("it generates one answer per request (best_of = 1), not {}", best_of->dump()));
     if (endpoint == Endpoint::Completions) {
         if (const json* echo = field(body, "echo"); echo != nullptr && boolean(*echo, "echo"))
             throw unsupported("echo", "echo = true");

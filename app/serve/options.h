@@ -21,6 +21,12 @@ struct ServeOptions {
     std::int64_t queue = 64;           // requests waiting for a slot before 503
     std::string kv_type = "f16";
     std::size_t max_body = 8u << 20;   // bytes of a request body before 413
+    // Hostile clients (http_server.h): connections served at once (0: parallel + queue + 16),
+    // seconds for one read or write and for a whole request to arrive, MiB of request bodies
+    // held at once.
+    std::int64_t threads_http = 0;
+    std::int64_t timeout = 30;
+    std::int64_t body_budget_mib = 64;
 };
 
 }  // namespace forge::app::serve

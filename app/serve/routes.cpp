@@ -1,16 +1,21 @@
 // The HTTP routes of `forge serve` (see server.h for the life of a request).
 #include "app/serve/api_error.h"
 #include "app/serve/chat_page.h"
+#include "app/serve/http_server.h"
 #include "app/serve/openai_response.h"
+#include "app/serve/prompt_budget.h"
 #include "app/serve/request_stream.h"
 #include "app/serve/server.h"
+#include "app/serve/socket_stream.h"
 #include "app/serve/stream_writer.h"
 #include "models/llm/grammar/grammar_constraint.h"
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <set>
+#include <string_view>
 
 namespace forge::app::serve {
 
@@ -35,6 +40,20 @@ bool is_public(const std::string& path) {
     return kPublic.contains(path);
 }
 
+bool is_health(const std::string& path) { return path == "/health" || path == "/v1/health"; }
+
+// httplib refuses a form-encoded body over 8 KiB itself (after reading it), whatever the body
+// limit; `curl -d` without a Content-Type sends one.
+bool is_form(const httplib::Request& req) {
+    return req.get_header_value("Content-Type").starts_with("application/x-www-form-urlencoded");
+}
+
+ApiError form_too_large() {
+    return ApiError(413, "A form-encoded body (Content-Type: application/x-www-form-urlencoded) may have at most 8192 bytes; "
+                         "send the JSON as 'Content-Type: application/json' (with curl: -H 'Content-Type: application/json')",
+                    "invalid_request_error", {}, "payload_too_large");
+}
+
 std::string bearer_token(const httplib::Request& req) {
     const std::string header = req.get_header_value("Authorization");
     constexpr std::string_view kBearer = "Bearer ";
@@ -55,11 +74,27 @@ bool Server::authorized(const httplib::Request& req) const {
     return options_.api_key.empty() || is_public(req.path) || same_key(bearer_token(req), options_.api_key);
 }
 
+std::optional<ApiError> Server::admit(const httplib::Request& req) const {
+    if (HttpServer::connection().over_limit && !is_health(req.path)) {
+        return ApiError(503, fmt::format("The server is busy: it serves at most {} connections at once (--threads-http)",
+                                         http_->limits().max_connections),
+                        "unavailable_error", {}, "too_many_connections");
+    }
+    if (!authorized(req)) return unauthorized();
+    if (!http_->reserve_body(req)) {
+        return ApiError(503, fmt::format("The server is busy: the request bodies it holds leave no room for this one "
+                                         "({} MiB at once, --body-budget)", options_.body_budget_mib),
+                        "unavailable_error", {}, "body_budget_full");
+    }
+    return std::nullopt;
+}
+
 void Server::add_routes() {
-    httplib::Server& http = *http_;
+    HttpServer& http = *http_;
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-        if (authorized(req)) return httplib::Server::HandlerResponse::Unhandled;
-        send_error(res, unauthorized());
+        const std::optional<ApiError> refusal = admit(req);
+        if (!refusal) return httplib::Server::HandlerResponse::Unhandled;
+        send_error(res, *refusal);
         return httplib::Server::HandlerResponse::Handled;
     });
     // Statuses httplib sets itself (404 no route, 413 body too large, 400 unreadable request)
@@ -67,6 +102,7 @@ void Server::add_routes() {
     http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty()) return;
         if (res.status == 404) return send_error(res, not_found(fmt::format("Unknown route: {} {}", req.method, req.path)));
+        if (res.status == 413 && is_form(req)) return send_error(res, form_too_large());
         if (res.status == 413) return send_error(res, payload_too_large(options_.max_body));
         send_json(res, res.status, error_body(res.status, fmt::format("The request failed with HTTP status {}", res.status)));
     });
@@ -131,17 +167,35 @@ void Server::metrics(httplib::Response& res) const {
 }
 
 // The prompt's tokens: the conversation through the chat template, or the completion prompt
-// as `forge chat --raw` tokenizes it (BOS where the file asks), or the ids as given.
+// as `forge chat --raw` tokenizes it (BOS where the file asks), or the ids as given. Text too
+// long to fit a slot whatever its tokens is refused before it is tokenized (prompt_budget.h).
 std::vector<std::int32_t> Server::prompt_tokens(const CompletionRequest& request) const {
-    const llm::PromptFormat& format = engine().format;
-    if (request.endpoint == Endpoint::Completions)
-        return request.prompt_is_tokens ? request.prompt_tokens : format.raw(request.prompt_text);
-    llm::ChatOptions chat = request.chat;
-    try {
-        return format.chat(request.messages, chat);
-    } catch (const Error& e) {  // the template refused the conversation (raise_exception)
-        throw invalid_request(fmt::format("The chat template cannot render these messages: {}", e.what()), "messages");
+    const Engine& e = engine();
+    if (request.endpoint == Endpoint::Completions && request.prompt_is_tokens) return request.prompt_tokens;
+    std::string rendered;
+    std::string_view text = request.prompt_text;
+    if (request.endpoint == Endpoint::ChatCompletions) {
+        try {
+            rendered = e.format.render(request.messages, request.chat);
+        } catch (const Error& error) {  // the template refused the conversation (raise_exception)
+            throw invalid_request(fmt::format("The chat template cannot render these messages: {}", error.what()), "messages");
+        }
+        text = rendered;
     }
+    check_prompt_bytes(text.size(), options_.ctx_size, e.longest_token,
+                       request.endpoint == Endpoint::Completions ? "prompt" : "messages");
+    return e.format.raw(text);
+}
+
+// A non-streamed answer, unless the client leaves first: then the request is cancelled, as a
+// stream's is, instead of holding its slot until max_tokens.
+llm::RequestResult Server::wait_for_answer(llm::RequestHandle& handle) const {
+    using namespace std::chrono_literals;
+    const int socket = HttpServer::connection().socket;
+    while (!handle.wait_for(10ms)) {
+        if (peer_closed(socket)) handle.cancel();
+    }
+    return handle.wait();
 }
 
 void Server::complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
@@ -189,8 +243,9 @@ void Server::complete(const httplib::Request& req, httplib::Response& res, Endpo
             });
             return;
         }
-        const llm::RequestResult result = handle->wait();
+        const llm::RequestResult result = wait_for_answer(*handle);
         metrics_.record_finished(result.stats);
+        if (handle->cancelled()) return;  // only wait_for_answer cancels: the client is gone, nobody to answer
         if (!result.error.empty()) throw invalid_request(result.error);
         if (result.stats.finish == llm::FinishReason::Cancelled) throw unavailable("The server is shutting down");
         const RequestStream::Output logprobs = stream->take(std::chrono::milliseconds(0));

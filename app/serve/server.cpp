@@ -1,9 +1,12 @@
 #include "app/serve/server.h"
 
 #include "app/serve/api_error.h"
+#include "app/serve/http_server.h"
+#include "app/serve/prompt_budget.h"
 #include "core/infer/kv_cache.h"
 
 #include <httplib.h>
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -40,6 +43,17 @@ llm::SchedulerOptions scheduler_options(const ServeOptions& o) {
     return s;
 }
 
+// One HTTP thread per connection that can be busy at once: by default every slot, every queued
+// request, and some for /health, /metrics and requests that are refused.
+HttpLimits http_limits(const ServeOptions& o) {
+    HttpLimits limits;
+    limits.max_connections = static_cast<std::size_t>(o.threads_http > 0 ? o.threads_http : o.parallel + o.queue + 16);
+    limits.timeout = std::chrono::seconds(o.timeout);
+    limits.max_body = o.max_body;
+    limits.body_budget = static_cast<std::size_t>(o.body_budget_mib) << 20;
+    return limits;
+}
+
 }  // namespace
 
 Engine::Engine(const ServeOptions& options)
@@ -47,20 +61,12 @@ Engine::Engine(const ServeOptions& options)
       format(model),
       scheduler(model, format.tokenizer(), scheduler_options(options)),
       vocabulary(std::make_shared<const llm::grammar::VocabularyIndex>(format.tokenizer())),
-      tool_format(llm::tools::detect_tool_format(format.chat_template())) {}
+      tool_format(llm::tools::detect_tool_format(format.chat_template())),
+      longest_token(longest_token_bytes(format.tokenizer())) {}
 
-Server::Server(ServeOptions options) : options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
+Server::Server(ServeOptions options) : options_(std::move(options)), http_(std::make_unique<HttpServer>(http_limits(options_))) {
     model_name_ = options_.alias.empty() ? std::filesystem::path(options_.model).filename().string() : options_.alias;
     started_ = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-    // One HTTP thread per connection that can be busy at once: every slot, every queued request,
-    // and some for /health, /metrics and requests that are refused. httplib takes ownership of
-    // the pool it is given (its API needs a raw pointer).
-    const auto threads = static_cast<std::size_t>(options_.parallel + options_.queue + 16);
-    http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    http_->set_payload_max_length(options_.max_body);
-    http_->set_keep_alive_timeout(2);  // seconds an idle connection is kept: also the longest a shutdown waits for one
-    http_->set_read_timeout(30);
-    http_->set_write_timeout(30);      // a client that reads nothing for this long is gone
     add_routes();
 }
 
@@ -84,11 +90,15 @@ std::shared_ptr<llm::RequestHandle> Server::submit(llm::Request request) {
 
 int Server::run() {
     install_signal_handlers();
-    const int port = options_.port == 0 ? http_->bind_to_any_port(options_.host)
-                                        : (http_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
+    // glibc raises its mmap threshold to the largest block freed (up to 32 MiB), so after one
+    // 8 MiB body every later one came from the heap and stayed there: sequential bodies
+    // ratcheted the RSS to ~1 GB. A fixed threshold keeps blocks of 1 MiB or more in their own
+    // mappings, returned when freed (tensors come from forge's BufferPool, not malloc).
+    ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    const int port = http_->bind(options_.host, options_.port);
     check(port > 0, "cannot listen on {}:{} (in use, or not an address of this machine)", options_.host, options_.port);
-    spdlog::info("listening on http://{}:{} (model {}, {} slots of {} tokens)", options_.host, port, options_.model,
-                 options_.parallel, options_.ctx_size);
+    spdlog::info("listening on http://{}:{} (model {}, {} slots of {} tokens, {} connections)", options_.host, port,
+                 options_.model, options_.parallel, options_.ctx_size, http_->limits().max_connections);
     std::atomic<bool> listener_ended{false};
     std::thread listener([&] {
         http_->listen_after_bind();

@@ -23,15 +23,17 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace httplib {
-class Server;
 struct Request;
 struct Response;
 }  // namespace httplib
 
 namespace forge::app::serve {
+
+class HttpServer;
 
 // What exists once the model is loaded.
 struct Engine {
@@ -43,6 +45,7 @@ struct Engine {
     // every constrained request), and how this model writes tool calls (from its template).
     std::shared_ptr<const llm::grammar::VocabularyIndex> vocabulary;
     llm::tools::ToolFormat tool_format;
+    std::size_t longest_token;  // bytes of the longest vocabulary entry (prompt_budget.h)
 };
 
 class Server {
@@ -62,16 +65,20 @@ private:
     void metrics(httplib::Response& res) const;
     void complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint);
     bool authorized(const httplib::Request& req) const;
+    // Before a body is read: only /health for a connection over the limit, the key, the body's
+    // bytes in the budget. Returns the refusal to send, if any.
+    std::optional<ApiError> admit(const httplib::Request& req) const;
 
     Engine& engine() const;  // throws ApiError 503 while loading or stopping
     std::vector<std::int32_t> prompt_tokens(const CompletionRequest& request) const;
+    llm::RequestResult wait_for_answer(llm::RequestHandle& handle) const;
     std::shared_ptr<llm::RequestHandle> submit(llm::Request request);
     void shutdown();
 
     ServeOptions options_;
     std::string model_name_;
     std::int64_t started_ = 0;  // Unix seconds, for /v1/models
-    std::unique_ptr<httplib::Server> http_;
+    std::unique_ptr<HttpServer> http_;
     std::unique_ptr<Engine> engine_;
     std::atomic<bool> ready_{false};
     std::mutex submit_mutex_;  // a submit and the shutdown's stop never interleave

@@ -20,10 +20,14 @@ PromptFormat::PromptFormat(const Model& model) : tokenizer_(Tokenizer::from_gguf
 }
 
 std::vector<std::int32_t> PromptFormat::chat(std::span<const ChatMessage> messages, ChatOptions options) const {
+    return raw(render(messages, std::move(options)));
+}
+
+std::string PromptFormat::render(std::span<const ChatMessage> messages, ChatOptions options) const {
     const auto token_text = [&](std::int32_t id) { return id >= 0 ? tokenizer_.token_text(id) : std::string(); };
     options.bos_token = token_text(tokenizer_.bos_id());
     options.eos_token = token_text(tokenizer_.eos_id());
-    return raw(tools::render_with_tools(template_, messages, options));
+    return tools::render_with_tools(template_, messages, options);
 }
 
 std::vector<std::int32_t> PromptFormat::raw(std::string_view text) const { return tokenizer_.encode(text, true, true); }

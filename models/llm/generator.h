@@ -33,6 +33,8 @@ public:
     // file asks). `options.tools`, assistant tool_calls and tool messages go through the
     // template too, or are spelled out in messages when it knows no tools (tools/tool_prompt.h).
     std::vector<std::int32_t> chat(std::span<const ChatMessage> messages, ChatOptions options) const;
+    // The same conversation as text, before tokenizing (a server checks its length first).
+    std::string render(std::span<const ChatMessage> messages, ChatOptions options) const;
     // The GGUF's chat template text (empty when it has none): how the model writes tool calls.
     const std::string& chat_template() const { return template_; }
     // Plain text, tokenized the same way.

@@ -30,6 +30,11 @@ RequestResult RequestHandle::wait() const {
     return result_;
 }
 
+bool RequestHandle::wait_for(std::chrono::milliseconds timeout) const {
+    std::unique_lock lock(mutex_);
+    return finished_.wait_for(lock, timeout, [&] { return done_; });
+}
+
 void RequestHandle::complete(RequestResult result) {
     {
         std::lock_guard lock(mutex_);

@@ -70,6 +70,7 @@ public:
     bool cancelled() const { return cancelled_.load(); }
     bool done() const;
     RequestResult wait() const;  // blocks until the request is finished, failed or cancelled
+    bool wait_for(std::chrono::milliseconds timeout) const;  // done() within `timeout`
 
 private:
     friend class Scheduler;

@@ -1,9 +1,11 @@
 // forge serve's request parsing and response shapes, without a server: every field that is
 // honoured lands in the engine options, every field that cannot be is a 400 naming it.
 #include "app/serve/api_error.h"
+#include "app/serve/body_budget.h"
 #include "app/serve/metrics.h"
 #include "app/serve/openai_request.h"
 #include "app/serve/openai_response.h"
+#include "app/serve/prompt_budget.h"
 
 #include <gtest/gtest.h>
 
@@ -90,6 +92,64 @@ TEST(ServeRequest, UnsupportedRequestsAreRefusedByName) {
     EXPECT_EQ(chat_refused({{"audio", {{"voice", "x"}}}}), "audio");
     EXPECT_EQ(refused_param(Endpoint::Completions, {{"prompt", "x"}, {"echo", true}}), "echo");
     EXPECT_EQ(refused_param(Endpoint::Completions, {{"prompt", json::array({"a", "b"})}}), "prompt");
+}
+
+// The message of the ApiError that parsing a chat `body` throws.
+std::string chat_refusal(json body) {
+    body["messages"] = json::array({{{"role", "user"}, {"content", "hi"}}});
+    try {
+        parse_request(Endpoint::ChatCompletions, body, kLimits);
+    } catch (const ApiError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// n = 1000 was refused as "'n' must be in [1, 128]", as if 2 to 128 would do.
+TEST(ServeRequest, ManyChoicesAreRefusedForWhatTheyAre) {
+    for (const int n : {2, 128, 1000}) {
+        const std::string message = chat_refusal({{"n", n}});
+        EXPECT_NE(message.find("one choice per request"), std::string::npos) << message;
+        EXPECT_NE(message.find(std::to_string(n)), std::string::npos) << message;
+        EXPECT_EQ(message.find("128]"), std::string::npos) << message;
+    }
+    EXPECT_NE(chat_refusal({{"best_of", 1000}}).find("best_of = 1"), std::string::npos);
+    EXPECT_EQ(chat_refused({{"n", 0}}), "n");
+    EXPECT_EQ(chat_refused({{"n", "2"}}), "n");
+}
+
+// Text too long for the context whatever its tokens is refused by its size, before tokenizing.
+TEST(ServeRequest, PromptBytesBoundTheTokens) {
+    EXPECT_EQ(max_prompt_bytes(4096, 16), 4095u * 16);
+    EXPECT_NO_THROW(check_prompt_bytes(4095 * 16, 4096, 16, "prompt"));
+    try {
+        check_prompt_bytes(4095 * 16 + 1, 4096, 16, "prompt");
+        FAIL() << "8 MiB of text in 4096 tokens of at most 16 bytes was let through";
+    } catch (const ApiError& e) {
+        EXPECT_EQ(e.status(), 400);
+        EXPECT_EQ(e.param(), "prompt");
+        EXPECT_EQ(e.code(), "context_length_exceeded");
+        EXPECT_NE(std::string(e.what()).find("at most 65520 bytes"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("at least 4096 tokens"), std::string::npos) << e.what();
+    }
+}
+
+// The memory of bodies in flight: a reservation that does not fit is refused; a released one
+// makes room again.
+TEST(ServeRequest, BodyBudgetHoldsAtMostItsCapacity) {
+    BodyBudget budget(16u << 20);
+    BodyBudget::Reservation a, b, c;
+    ASSERT_TRUE(budget.try_reserve(8u << 20, a));
+    ASSERT_TRUE(budget.try_reserve(8u << 20, b));
+    EXPECT_FALSE(budget.try_reserve(1, c));
+    EXPECT_EQ(c.bytes(), 0u);
+    EXPECT_EQ(budget.in_use(), 16u << 20);
+    a = {};  // given back
+    EXPECT_EQ(budget.in_use(), 8u << 20);
+    EXPECT_TRUE(budget.try_reserve(8u << 20, c));
+    BodyBudget::Reservation moved = std::move(c);
+    EXPECT_EQ(moved.bytes(), 8u << 20);
+    EXPECT_EQ(budget.in_use(), 16u << 20);
 }
 
 const json kWeather = {{"type", "function"},

@@ -176,11 +176,15 @@ def serve_request_seeds(corpus):
                             "tool_choice": {"type": "function", "function": {"name": "get_weather"}}},
         "chat_parts": {"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}],
                        "chat_template_kwargs": {"enable_thinking": False}},
+        # issue 32's probes: n = 1000 was refused as out of [1, 128]
+        "chat_n_1000": {"messages": user, "n": 1000, "best_of": 1000},
     }
     completions = {
         "completion_text": {"prompt": "Once upon", "max_tokens": 8, "temperature": 0, "echo": False},
         "completion_tokens": {"prompt": [1, 2, 3], "logprobs": 2, "stop": "x", "return_tokens": True},
         "completion_list": {"prompt": ["only one"], "n": 1, "stream": True},
+        # issue 32's probes: a long prompt (the probe's was 8 MiB, refused by its bytes before tokenizing)
+        "completion_long_prompt": {"prompt": "Once upon a time " * 64, "max_tokens": 1},
     }
     files = {name + ".json": b"\0" + json.dumps(body).encode() for name, body in chat.items()}
     files.update({name + ".json": b"\1" + json.dumps(body).encode() for name, body in completions.items()})

@@ -1,7 +1,8 @@
 // `forge serve` under hostile and unlucky clients: malformed JSON, oversize bodies, a client
-// that stops reading, a client that disconnects mid-stream (its slot is freed), SIGTERM in the
-// middle of a stream (the stream ends with an error event, the process exits 0). After each,
-// the server still answers the next request.
+// that stops reading, a client that disconnects mid-stream or while its non-streamed answer
+// is generated (its slot is freed), SIGTERM in the middle of a stream (the stream ends with an
+// error event, the process exits 0). After each, the server still answers the next request.
+// Many, slow and greedy clients: hostile_test.mjs.
 import {test, before, after} from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
@@ -46,6 +47,17 @@ test("a body over the limit: 413", async () => {
     await stillServes();
 });
 
+test("a form-encoded body over 8 KiB: 413 that says so (not the 8 MiB body limit)", async () => {
+    const r = await fetch(`${server.url}/v1/completions`, {method: "POST", headers: {"Content-Type": "application/x-www-form-urlencoded"},
+        body: JSON.stringify({prompt: "x".repeat(9000)})});
+    assert.equal(r.status, 413);
+    const e = (await r.json()).error;
+    assert.match(e.message, /form-encoded/);
+    assert.match(e.message, /8192 bytes/);
+    assert.doesNotMatch(e.message, /8388608/);
+    await stillServes();
+});
+
 test("a client that stops reading does not hold up others", async () => {
     const slow = rawRequest(server.port, httpPost("/v1/completions", JSON.stringify({...long, max_tokens: 400})));
     slow.pause();  // reads nothing
@@ -65,6 +77,17 @@ test("a disconnect mid-stream cancels the request and frees its slot", async () 
     const reader = r.body.getReader();
     await reader.read();  // the stream is running
     controller.abort();
+    assert.ok(await eventually(async () => (await metric(server.url, "forge_slots_busy")) === 0, 10000));
+    assert.equal(await metric(server.url, "forge_requests_cancelled_total"), cancelledBefore + 1);
+    await stillServes();
+});
+
+test("a disconnect while a non-streamed request runs cancels it and frees its slot", async () => {
+    const cancelledBefore = await metric(server.url, "forge_requests_cancelled_total");
+    const client = rawRequest(server.port, httpPost("/v1/completions", JSON.stringify({...long, stream: false})));
+    client.on("error", () => {});
+    assert.ok(await eventually(async () => (await metric(server.url, "forge_slots_busy")) === 1, 10000));
+    client.destroy();
     assert.ok(await eventually(async () => (await metric(server.url, "forge_slots_busy")) === 0, 10000));
     assert.equal(await metric(server.url, "forge_requests_cancelled_total"), cancelledBefore + 1);
     await stillServes();
