@@ -79,7 +79,8 @@ void write_audio(const std::filesystem::path& path, const Audio& audio, const Wr
     check(sf_format_check(&info) != 0, "{}: libsndfile cannot write this format", path.string());
     checkpoint::TemporaryFile temporary(path);
     {
-        SndfileHandle file(sf_open(temporary.path().c_str(), SFM_WRITE, &info));
+        // Through the descriptor of the file created for it, not its name again; forge closes it.
+        SndfileHandle file(sf_open_fd(temporary.fd(), SFM_WRITE, &info, SF_FALSE));
         if (!file) fail("{}: cannot write audio: {}", temporary.path().string(), sf_strerror(nullptr));
         // Float data clipped to [-1, 1] when the file holds integers (no wrap-around).
         sf_command(file.get(), SFC_SET_CLIPPING, nullptr, SF_TRUE);
