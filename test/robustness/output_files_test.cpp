@@ -1,14 +1,18 @@
 // Where forge writes, under hostile use: a symbolic link planted where a writer puts its
-// temporary file, and an output that is itself a link (to another file, to a process's
-// stdout). Each run must leave every file it was not asked to write as it was, and no
-// temporary file behind.
+// temporary file, an output that is itself a link (to another file, to a process's stdout),
+// and stdin read for `transcribe -` without any file. Each run must leave every file it
+// was not asked to write as it was, and no temporary file behind.
 #include "core/audio/audio_file.h"
 #include "test/robustness/hostile.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <csignal>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace forge::test {
@@ -17,6 +21,7 @@ namespace {
 using ::testing::HasSubstr;
 
 const std::string kModel = std::string(FORGE_LLM_TEST_DATA) + "/qwen3-f32.gguf";
+const std::string kAsrDir = std::string(FORGE_TEST_DATA_DIR) + "/asr/";
 
 // A folder of its own per test, emptied first: the planted links must not outlive it.
 fs::path fresh_dir(const std::string& name) {
@@ -106,6 +111,44 @@ TEST(OutputFiles, DevStdoutIsNotReplaced) {
     expect_error(run_bounded("logits " + quoted(kModel) + " --tokens 1,2 --out /dev/stdout"),
                  "/dev/stdout: it is a symbolic link");
     EXPECT_TRUE(fs::is_symlink("/dev/stdout"));
+}
+
+// `transcribe -` copied stdin to /tmp/forge-transcribe-PID.wav (a name anyone could plant a
+// link at, left behind by an interrupt). stdin is now decoded in memory: with TMPDIR naming
+// no folder it still works, and an interrupted run leaves nothing in TMPDIR.
+TEST(OutputFiles, TranscribeReadsStdinWithoutATemporaryFile) {
+    const std::string wav = bytes_of(kAsrDir + "chirps.wav");
+    const std::string model = " --model " + quoted(kAsrDir + "ctc.gguf");
+    const BoundedRun r = BoundedRun{run_forge("transcribe -" + model, wav, "TMPDIR=/no/such/folder"), 0};
+    EXPECT_EQ(r.run.status, 0) << r.run.err;
+    EXPECT_EQ(r.run.out, "r is\n");
+    expect_error(BoundedRun{run_forge("transcribe - -" + model, wav), 0}, "'-' (stdin) can be given once");
+    expect_error(BoundedRun{run_forge("transcribe -" + model, ""), 0}, "stdin: no audio");
+}
+
+// Interrupted while it reads stdin (a FIFO that this test keeps open), forge leaves nothing.
+TEST(OutputFiles, AnInterruptedTranscribeLeavesNothingInTmpdir) {
+    const fs::path dir = fresh_dir("interrupted_tmpdir");
+    fs::create_directories(dir / "tmp");
+    const fs::path fifo = dir / "stdin.fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const std::string command = "TMPDIR=" + quoted(dir / "tmp") + " exec " + FORGE_EXE + " transcribe - --model " +
+                                quoted(kAsrDir + "ctc.gguf") + " < " + quoted(fifo);
+    const pid_t pid = spawn_process({"/bin/sh", "-c", command});
+    {
+        std::ofstream writer(fifo, std::ios::binary);  // opens once forge's shell opens the other end
+        writer << bytes_of(kAsrDir + "chirps.wav") << std::flush;
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        ::kill(pid, SIGINT);
+        int status = 0;
+        for (int i = 0; i < 100 && ::waitpid(pid, &status, WNOHANG) == 0; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (::waitpid(pid, &status, WNOHANG) == 0) {  // SIGINT ignored where this test runs: end it anyway
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+        }
+    }
+    EXPECT_TRUE(fs::is_empty(dir / "tmp"));
 }
 
 }  // namespace
