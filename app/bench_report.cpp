@@ -1,5 +1,7 @@
 #include "app/bench_report.h"
 
+#include "app/cli_checks.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -71,49 +73,89 @@ std::string machine_text(const Record& record) {
                        record.header.value("created", "undated"));
 }
 
+// A character XML 1.0 does not allow (a C0 control other than tab, newline and return;
+// U+FFFE and U+FFFF) at text[i], and its length in bytes; 0 when the character is allowed.
+// DEL is allowed but invisible: it goes too. Records are JSON, so their text is valid UTF-8.
+std::size_t not_xml_char(std::string_view text, std::size_t i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return 1;
+    const auto byte = [&](std::size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0; };
+    const bool fffe_ffff = c == 0xEF && byte(1) == 0xBF && (byte(2) & 0xFE) == 0xBE;
+    return fffe_ffff ? 3 : 0;
+}
+
+// Text from a record in SVG: markup escaped, characters XML forbids shown as \xNN (the
+// file would not parse otherwise).
 std::string xml_escaped(std::string_view text) {
     std::string out;
-    for (char c : text) {
-        switch (c) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (const std::size_t bad = not_xml_char(text, i); bad > 0) {
+            for (std::size_t k = 0; k < bad; ++k)
+                out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i + k]));
+            i += bad - 1;
+            continue;
+        }
+        switch (text[i]) {
             case '&': out += "&amp;"; break;
             case '<': out += "&lt;"; break;
             case '>': out += "&gt;"; break;
             case '"': out += "&quot;"; break;
-            default: out += c;
+            default: out += text[i];
         }
     }
     return out;
 }
 
-std::string markdown_cell(std::string_view text) {
+// Text from a record in Markdown, shown as it is: no HTML (`<`, `>`, `&` as entities), no
+// table cell ends at a `|`, no code span, emphasis or link starts, and control characters
+// (a newline would end the table row) are shown as \xNN.
+std::string markdown_text(std::string_view text) {
     std::string out;
-    for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7F) {
+            out += fmt::format("\\x{:02x}", c);
+        } else if (ch == '<' || ch == '>' || ch == '&') {
+            out += ch == '<' ? "&lt;" : ch == '>' ? "&gt;" : "&amp;";
+        } else if (std::string_view("\\`*_[]|~!").find(ch) != std::string_view::npos) {
+            out += '\\';
+            out += ch;
+        } else {
+            out += ch;
+        }
+    }
     return out;
 }
 
 }  // namespace
 
+// Names, units and warnings come from the records' files: printable() keeps their escape
+// sequences off the terminal (and out of a report saved from it).
 void print_comparison(std::FILE* out, const Comparison& c, const Labels& labels, bool colour) {
-    fmt::print(out, "base: {}\nnew:  {}\n\n", labels.base, labels.next);
+    fmt::print(out, "base: {}\nnew:  {}\n\n", printable(labels.base), printable(labels.next));
     std::size_t width = 24;
-    for (const auto& r : c.rows) width = std::max(width, r.name.size());
+    for (const auto& r : c.rows) width = std::max(width, printable(r.name).size());
     fmt::print(out, "{:<{}} {:>9} {:>18} {:>18} {:>8} {:>8}  {}\n", "row", width, "unit", "base", "new", "change", "noise",
                "verdict");
     for (const auto& r : c.rows) {
         const char* on = colour ? ansi_colour(r) : "";
         const char* off = colour && *on != '\0' ? "\x1b[0m" : "";
-        fmt::print(out, "{}{:<{}} {:>9} {:>18} {:>18} {:>8} {:>8}  {}{}\n", on, r.name, width, r.unit, median_text(r.base),
+        fmt::print(out, "{}{:<{}} {:>9} {:>18} {:>18} {:>8} {:>8}  {}{}\n", on, printable(r.name), width, printable(r.unit),
+                   median_text(r.base),
                    median_text(r.next), change_text(r), band_text(r), verdict_text(r), off);
     }
     fmt::print(out, "\n{}\n", summary_line(c));
-    for (const auto& w : c.warnings) fmt::print(out, "{}warning:{} {}\n", colour ? "\x1b[33m" : "", colour ? "\x1b[0m" : "", w);
+    for (const auto& w : c.warnings)
+        fmt::print(out, "{}warning:{} {}\n", colour ? "\x1b[33m" : "", colour ? "\x1b[0m" : "", printable(w));
 }
 
 std::string markdown_report(const Comparison& c, const Record& base, const Record& next, const Labels& labels,
                             const std::string& svg_link) {
     std::string md = "# forge bench compare\n\n";
-    md += fmt::format("- **base** `{}`: {}; {}\n", labels.base, build_text(base), machine_text(base));
-    md += fmt::format("- **new** `{}`: {}; {}\n\n", labels.next, build_text(next), machine_text(next));
+    md += fmt::format("- **base** {}: {}; {}\n", markdown_text(labels.base), markdown_text(build_text(base)),
+                      markdown_text(machine_text(base)));
+    md += fmt::format("- **new** {}: {}; {}\n\n", markdown_text(labels.next), markdown_text(build_text(next)),
+                      markdown_text(machine_text(next)));
     md += fmt::format("**{}.** Change: positive is better (faster, or less time). A row is faster or slower only "
                       "outside its noise band and with the repetitions apart (docs/BENCHMARKS.md).\n\n",
                       summary_line(c));
@@ -122,12 +164,12 @@ std::string markdown_report(const Comparison& c, const Record& base, const Recor
     md += "|---|---|--:|--:|--:|--:|---|\n";
     for (const auto& r : c.rows) {
         const std::string verdict = r.regression || r.verdict == Verdict::Faster ? "**" + verdict_text(r) + "**" : verdict_text(r);
-        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.name), markdown_cell(r.unit),
+        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", markdown_text(r.name), markdown_text(r.unit),
                           median_text(r.base), median_text(r.next), change_text(r), band_text(r), verdict);
     }
     if (!c.warnings.empty()) {
         md += "\n**Warnings**\n\n";
-        for (const auto& w : c.warnings) md += fmt::format("- {}\n", markdown_cell(w));
+        for (const auto& w : c.warnings) md += fmt::format("- {}\n", markdown_text(w));
     }
     return md;
 }

@@ -119,6 +119,10 @@ void print_rows(std::FILE* out, const std::vector<bench::Row>& rows) {
 
 int run_suite(const RunOptions& o) {
     check(o.reps >= 0, "--reps must be positive");
+    if (!o.out.empty()) {  // before minutes of benches, not after
+        checkpoint::check_replaceable_output(o.out);
+        for (const std::string& model : o.models) checkpoint::check_not_an_input(o.out, {model});
+    }
     BenchPlan plan;
     const std::vector<Bench> benches = benches_of(o, plan);
     const bool terminal = isatty(STDERR_FILENO) != 0;
@@ -164,8 +168,17 @@ double parse_threshold(const std::string& text) {
     return percent ? value / 100 : value;
 }
 
+// The reports may replace neither record nor each other (`--markdown A`, `--svg B`, or one
+// file for both, each lost a file).
+void check_report_paths(const CompareOptions& o) {
+    for (const std::string& out : {o.markdown, o.svg})
+        if (!out.empty()) checkpoint::check_not_an_input(out, {o.base, o.next});
+    if (!o.markdown.empty() && !o.svg.empty()) checkpoint::check_distinct_outputs(o.markdown, o.svg);
+}
+
 int run_compare(const CompareOptions& o) {
     const double threshold = parse_threshold(o.threshold);
+    check_report_paths(o);
     const bench::Record base = bench::read_record(o.base), next = bench::read_record(o.next);
     const bench::Comparison comparison = bench::compare(base, next, threshold);
     const bench::Labels labels{std::filesystem::path(o.base).filename().string(), std::filesystem::path(o.next).filename().string()};

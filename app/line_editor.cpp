@@ -197,16 +197,19 @@ void LineEditor::load_history() {
 }
 
 // After every entry, so that a crash or a kill loses nothing, and atomically, so that it
-// never leaves half a file (libedit writes it with mode 0600: it may hold private text).
+// never leaves half a file (mode 0600: it may hold private text). libedit writes through a
+// stream on the temporary file's own descriptor, not by its name.
 // A history that cannot be written is a warning, once; the chat goes on without it.
 void LineEditor::save_history() {
     if (!history_file_) return;
     try {
         std::filesystem::create_directories(history_file_->parent_path());
-        checkpoint::TemporaryFile file(*history_file_);
+        checkpoint::TemporaryFile file(*history_file_, 0600);
+        std::FILE* out = ::fdopen(::dup(file.fd()), "w");
+        check(out != nullptr, "cannot write {}: {}", file.path().string(), std::strerror(errno));
         HistEvent event;
-        check(history(history_.get(), &event, H_SAVE, file.path().c_str()) >= 0, "cannot write {}",
-              file.path().string());
+        const bool saved = history(history_.get(), &event, H_SAVE_FP, out) >= 0;
+        check(std::fclose(out) == 0 && saved, "cannot write {}", file.path().string());
         file.commit();
     } catch (const std::exception& e) {
         spdlog::warn("the chat history will not be kept: {}", e.what());

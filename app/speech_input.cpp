@@ -8,11 +8,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 namespace forge::app {
 namespace {
@@ -20,39 +21,38 @@ namespace {
 // The bundled model's file name (models/asr/bundled/, made by tools/train_default_asr.sh).
 constexpr std::string_view kBundledAsrModel = "forge-asr.gguf";
 
-// stdin copied to a temporary file (libsndfile reads a file), removed when this goes.
-class StdinFile {
-public:
-    StdinFile()
-        : path_(std::filesystem::temp_directory_path() / ("forge-transcribe-" + std::to_string(::getpid()) + ".wav")) {
-        std::ofstream out(path_, std::ios::binary);
-        out << std::cin.rdbuf();
-        check(out.good() || std::cin.eof(), "could not copy stdin to {}", path_.string());
-    }
-    ~StdinFile() {
-        std::error_code ignored;
-        std::filesystem::remove(path_, ignored);
-    }
-    StdinFile(const StdinFile&) = delete;
-    StdinFile& operator=(const StdinFile&) = delete;
-    const std::filesystem::path& path() const { return path_; }
+// What `-` reads at most: 1 GiB is nine hours of 16-bit mono at 16 kHz. Larger audio is
+// read from its file (the samples' own bound, kMaxSamples, still applies), which forge
+// reads in chunks rather than whole.
+constexpr std::size_t kMaxStdinBytes = std::size_t{1} << 30;
 
-private:
-    std::filesystem::path path_;
-};
+// All of stdin, in memory: libsndfile decodes it from there (no temporary file, so nothing
+// to plant a link at, to leave behind on an interrupt, or to fill /tmp with).
+std::vector<std::byte> read_stdin() {
+    std::vector<std::byte> bytes;
+    std::size_t size = 0;
+    for (std::size_t chunk = std::size_t{1} << 16;; chunk = std::min(chunk * 2, std::size_t{1} << 24)) {
+        bytes.resize(size + chunk);
+        const ssize_t got = ::read(STDIN_FILENO, bytes.data() + size, chunk);
+        if (got < 0 && errno == EINTR) continue;
+        check(got >= 0, "stdin: {}", std::strerror(errno));
+        if (got == 0) break;
+        size += static_cast<std::size_t>(got);
+        check(size <= kMaxStdinBytes, "stdin: more than {} MiB of audio; give the file's path instead",
+              kMaxStdinBytes >> 20);
+    }
+    bytes.resize(size);
+    return bytes;
+}
 
 audio::Audio read_source(const std::string& source) {
     if (source != "-") {
         check(std::filesystem::exists(source), "{}: no such audio file", source);
         return audio::read_audio(source);
     }
-    const StdinFile input;
-    check(std::filesystem::file_size(input.path()) > 0, "stdin: no audio (pipe a WAV file into 'forge transcribe -')");
-    try {
-        return audio::read_audio(input.path());
-    } catch (const Error& e) {
-        throw Error(fmt::format("stdin: not a readable audio stream ({})", e.what()));
-    }
+    const std::vector<std::byte> input = read_stdin();
+    check(!input.empty(), "stdin: no audio (pipe a WAV file into 'forge transcribe -')");
+    return audio::read_audio(input, "stdin");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 //   forge transcribe a.wav b.flac --model parakeet-tdt_ctc-110m.gguf --format json
 //   forge transcribe - --model M.gguf < clip.wav       (WAV on stdin)
 //   forge transcribe talk.wav --model M.gguf --format srt > talk.srt
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/speech_input.h"
 #include "app/transcript_format.h"
@@ -13,7 +14,9 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -32,12 +35,16 @@ struct TranscribeCliOptions {
 
 int transcribe(TranscribeCliOptions o) {
     const TranscriptFormat format = parse_transcript_format(o.format);
+    check(std::count(o.inputs.begin(), o.inputs.end(), "-") <= 1, "'-' (stdin) can be given once: stdin is read whole");
     o.run.decoder = parse_decoder(o.decoder);
     if (o.threads > 0) ThreadPool::set_global_threads(o.threads);
     const asr::ParakeetModel model = asr::ParakeetModel::load(asr_model_path(o.model));
     spdlog::debug("model: {} encoder, {} layers, d_model {}", asr::arch_name(model.config.arch),
                   model.config.encoder.n_layers, model.config.encoder.d_model);
     const asr::Transcriber transcriber(model);
+    // The model's vocabulary is text from a file: on a terminal its pieces could send escape
+    // sequences, so they are escaped there (as a chat answer is); a pipe gets the text exactly.
+    const bool stdout_is_a_terminal = isatty(STDOUT_FILENO) != 0;
     for (const std::string& input : o.inputs) {
         const std::vector<float> samples =
             read_speech(input, static_cast<int>(model.config.preprocessor.sample_rate));
@@ -45,7 +52,8 @@ int transcribe(TranscribeCliOptions o) {
         const asr::Transcript t = transcriber(samples, o.run);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double rtf = t.duration > 0.0 ? seconds / t.duration : 0.0;
-        std::fputs(format_transcript(t, format, input, rtf).c_str(), stdout);
+        const std::string text = format_transcript(t, format, input, rtf);
+        std::fputs((stdout_is_a_terminal ? printable(text) : text).c_str(), stdout);
         std::fflush(stdout);
         spdlog::debug("{}: {:.2f} s of audio in {:.2f} s (real-time factor {:.3f})", input, t.duration, seconds, rtf);
     }

@@ -7,6 +7,8 @@
 #include <sndfile.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 
 namespace forge::audio {
@@ -32,23 +34,46 @@ int sndfile_format(const WriteFormat& f, const std::filesystem::path& path) {
     return 0;
 }
 
-}  // namespace
+// Bytes in memory as a file libsndfile reads (its virtual I/O): read-only, seekable.
+struct MemoryFile {
+    std::span<const std::byte> bytes;
+    sf_count_t position = 0;
+};
 
-Audio read_audio(const std::filesystem::path& path) {
-    SF_INFO info{};
-    SndfileHandle file(sf_open(path.c_str(), SFM_READ, &info));
-    if (!file) throw FormatError(fmt::format("{}: cannot read audio: {}", path.string(), sf_strerror(nullptr)));
+SF_VIRTUAL_IO memory_io() {
+    SF_VIRTUAL_IO io{};
+    io.get_filelen = [](void* m) { return static_cast<sf_count_t>(static_cast<MemoryFile*>(m)->bytes.size()); };
+    io.tell = [](void* m) { return static_cast<MemoryFile*>(m)->position; };
+    io.seek = [](sf_count_t offset, int whence, void* m) {
+        auto& f = *static_cast<MemoryFile*>(m);
+        const auto size = static_cast<sf_count_t>(f.bytes.size());
+        const sf_count_t from = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? f.position : size;
+        f.position = std::clamp<sf_count_t>(from + offset, 0, size);
+        return f.position;
+    };
+    io.read = [](void* out, sf_count_t count, void* m) {
+        auto& f = *static_cast<MemoryFile*>(m);
+        const sf_count_t n = std::clamp<sf_count_t>(count, 0, static_cast<sf_count_t>(f.bytes.size()) - f.position);
+        std::memcpy(out, f.bytes.data() + f.position, static_cast<std::size_t>(n));
+        f.position += n;
+        return n;
+    };
+    return io;  // no write: libsndfile opens it for reading only
+}
+
+// The samples of an open file, `name` naming it in errors.
+Audio decode(SNDFILE* file, const SF_INFO& info, const std::string& name) {
     if (info.channels < 1 || info.channels > kMaxChannels || info.samplerate < 1)
         throw FormatError(fmt::format("{}: {} channels at {} Hz is not audio forge can read (1 to {} channels)",
-                                      path.string(), info.channels, info.samplerate, kMaxChannels));
+                                      name, info.channels, info.samplerate, kMaxChannels));
     if (info.frames < 0 || info.frames > kMaxSamples / info.channels)
         throw FormatError(fmt::format("{}: the header claims {} frames of {} channels, more than the {} samples forge "
-                                      "reads", path.string(), info.frames, info.channels, kMaxSamples));
+                                      "reads", name, info.frames, info.channels, kMaxSamples));
     Audio audio;
     audio.channels = info.channels;
     audio.sample_rate = info.samplerate;
     // Integer PCM scales by a power of two here, so the decode is exact (int / 2^(bits-1)).
-    sf_command(file.get(), SFC_SET_NORM_FLOAT, nullptr, SF_TRUE);
+    sf_command(file, SFC_SET_NORM_FLOAT, nullptr, SF_TRUE);
     // Read in chunks rather than allocating what the header claims: a 1 KB FLAC file may
     // claim 5e8 frames, and the memory should follow the samples that are really there.
     // Chunks count samples (channels do not multiply them) and start small: 4096 samples,
@@ -61,14 +86,32 @@ Audio read_audio(const std::filesystem::path& path) {
         const sf_count_t chunk = std::clamp<sf_count_t>(got * info.channels, kFirstChunkSamples, kMaxChunkSamples);
         const sf_count_t want = std::min(std::max<sf_count_t>(chunk / info.channels, 1), info.frames - got);
         audio.samples.resize(static_cast<std::size_t>(got + want) * channels);
-        const sf_count_t read = sf_readf_float(file.get(), audio.samples.data() + static_cast<std::size_t>(got) * channels, want);
+        const sf_count_t read = sf_readf_float(file, audio.samples.data() + static_cast<std::size_t>(got) * channels, want);
         got += std::max<sf_count_t>(read, 0);
         if (read < want) break;
     }
     audio.samples.resize(static_cast<std::size_t>(got) * channels);
     if (got != info.frames)
-        throw FormatError(fmt::format("{}: truncated audio: {} of {} frames", path.string(), got, info.frames));
+        throw FormatError(fmt::format("{}: truncated audio: {} of {} frames", name, got, info.frames));
     return audio;
+}
+
+}  // namespace
+
+Audio read_audio(const std::filesystem::path& path) {
+    SF_INFO info{};
+    SndfileHandle file(sf_open(path.c_str(), SFM_READ, &info));
+    if (!file) throw FormatError(fmt::format("{}: cannot read audio: {}", path.string(), sf_strerror(nullptr)));
+    return decode(file.get(), info, path.string());
+}
+
+Audio read_audio(std::span<const std::byte> bytes, const std::string& name) {
+    MemoryFile memory{bytes};
+    SF_VIRTUAL_IO io = memory_io();
+    SF_INFO info{};
+    SndfileHandle file(sf_open_virtual(&io, SFM_READ, &info, &memory));
+    if (!file) throw FormatError(fmt::format("{}: cannot read audio: {}", name, sf_strerror(nullptr)));
+    return decode(file.get(), info, name);
 }
 
 void write_audio(const std::filesystem::path& path, const Audio& audio, const WriteFormat& format) {
@@ -79,7 +122,8 @@ void write_audio(const std::filesystem::path& path, const Audio& audio, const Wr
     check(sf_format_check(&info) != 0, "{}: libsndfile cannot write this format", path.string());
     checkpoint::TemporaryFile temporary(path);
     {
-        SndfileHandle file(sf_open(temporary.path().c_str(), SFM_WRITE, &info));
+        // Through the descriptor of the file created for it, not its name again; forge closes it.
+        SndfileHandle file(sf_open_fd(temporary.fd(), SFM_WRITE, &info, SF_FALSE));
         if (!file) fail("{}: cannot write audio: {}", temporary.path().string(), sf_strerror(nullptr));
         // Float data clipped to [-1, 1] when the file holds integers (no wrap-around).
         sf_command(file.get(), SFC_SET_CLIPPING, nullptr, SF_TRUE);

@@ -3,7 +3,9 @@
 // int / 2^(bits-1), so a 24-bit file reads exactly as int24 / 2^23.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,8 @@ inline constexpr int kMaxChannels = 1024;
 inline constexpr long long kMaxSamples = 1LL << 30;
 
 Audio read_audio(const std::filesystem::path& path);
+// The same from bytes in memory (stdin, read whole), `name` naming them in errors.
+Audio read_audio(std::span<const std::byte> bytes, const std::string& name);
 
 // Written to a temporary file in the same folder, then renamed over `path`.
 void write_audio(const std::filesystem::path& path, const Audio& audio, const WriteFormat& format = {});

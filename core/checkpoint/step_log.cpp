@@ -36,4 +36,15 @@ void truncate_step_log(const std::filesystem::path& path, std::int64_t step) {
     write_file_atomically(path, kept);
 }
 
+std::ofstream open_step_log(const std::filesystem::path& path, std::optional<std::int64_t> resumed_step) {
+    if (resumed_step) {
+        truncate_step_log(path, *resumed_step);
+    } else {
+        write_file_atomically(path, std::string_view{});
+    }
+    std::ofstream log(path, std::ios::app);
+    check(log.good(), "cannot write {}", path.string());
+    return log;
+}
+
 }  // namespace forge::checkpoint

@@ -5,11 +5,6 @@
 #include "core/error.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 
 namespace forge::gguf {
 
@@ -27,25 +22,30 @@ private:
     std::vector<std::byte>& out_;
 };
 
+// Into the temporary file of an atomic write, through a buffer: the header is many small
+// writes (a vocabulary is hundreds of thousands of strings), each one system call unbuffered.
 class FileSink {
 public:
-    FileSink(const std::string& path) : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
-        check(out_.good(), "cannot create '{}': {}", path, std::strerror(errno));
-    }
+    explicit FileSink(checkpoint::TemporaryFile& file) : file_(file) { buffer_.reserve(kBufferBytes); }
     void write(std::span<const std::byte> bytes) {
-        out_.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-        check(out_.good(), "write to '{}' failed: {}", path_, std::strerror(errno));
+        if (buffer_.size() + bytes.size() > kBufferBytes) flush();
+        if (bytes.size() >= kBufferBytes) {
+            file_.write(bytes);
+        } else {
+            buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
+        }
         written_ += bytes.size();
     }
     std::uint64_t written() const { return written_; }
-    void close() {
-        out_.close();
-        check(!out_.fail(), "closing '{}' failed: {}", path_, std::strerror(errno));
+    void flush() {
+        file_.write(buffer_);
+        buffer_.clear();
     }
 
 private:
-    std::string path_;
-    std::ofstream out_;
+    static constexpr std::size_t kBufferBytes = 1 << 20;
+    checkpoint::TemporaryFile& file_;
+    std::vector<std::byte> buffer_;
     std::uint64_t written_ = 0;
 };
 
@@ -190,9 +190,9 @@ std::vector<std::byte> GgufWriter::to_bytes() const {
 
 void GgufWriter::write(const std::string& path) const {
     checkpoint::TemporaryFile temporary(path);
-    FileSink sink(temporary.path().string());
+    FileSink sink(temporary);
     emit(sink);
-    sink.close();
+    sink.flush();
     temporary.commit();
 }
 

@@ -142,8 +142,7 @@ public:
         const optim::WarmupCosine schedule{config_.lr, config_.warmup, config_.steps, config_.lr / 20.0f};
         std::int64_t step = 0;
         if (config_.resume) step = resume(optimizer);
-        std::ofstream log(log_path(), config_.resume ? std::ios::app : std::ios::trunc);
-        check(log.good(), "cannot write {}", log_path().string());
+        std::ofstream log = checkpoint::open_step_log(log_path(), config_.resume ? std::optional(step) : std::nullopt);
         AsrTrainResult result;
         const auto start = std::chrono::steady_clock::now();
         double audio_seconds = 0.0;
@@ -217,8 +216,8 @@ private:
     }
 
     // The parameters and optimizer of the last checkpoint; the batches of its steps are drawn
-    // again (not trained on) so the run continues with the batches it would have had, and the
-    // log loses the lines of steps after the checkpoint (a run killed between checkpoints).
+    // again (not trained on) so the run continues with the batches it would have had (the log
+    // loses the lines of steps after the checkpoint in open_step_log).
     std::int64_t resume(optim::Optimizer& optimizer) {
         const checkpoint::Checkpoint saved = checkpoint::load_checkpoint(checkpoint_base());
         check(saved.seed == config_.seed, "{}: written with --seed {}, not {}", checkpoint_base().string(), saved.seed,
@@ -226,7 +225,6 @@ private:
         checkpoint::restore_params(saved.params, model_.params.state_dict());
         optimizer.load_state(saved.optimizer);
         for (std::int64_t s = 0; s < saved.step; ++s) next_batch();
-        checkpoint::truncate_step_log(log_path(), saved.step);
         return saved.step;
     }
 

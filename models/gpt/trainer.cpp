@@ -1,7 +1,6 @@
 #include "models/gpt/trainer.h"
 
 #include "core/autograd/ag.h"
-#include "core/checkpoint/atomic_file.h"
 #include "core/checkpoint/step_log.h"
 #include "core/distributed/gradient_sync.h"
 #include "core/distributed/single_process.h"
@@ -131,12 +130,9 @@ public:
             check_same_settings(saved, settings, checkpoint_path());
             step = load_run_checkpoint(checkpoint_path(), model_, optimizer_);
             check_same_schedule(saved, config_.optimizer, steps_, step, checkpoint_path());
-            if (comm_.is_root()) checkpoint::truncate_step_log(log_path(), step);
-        } else if (comm_.is_root()) {
-            checkpoint::write_file_atomically(log_path(), std::string_view{});
         }
         std::ofstream log;
-        if (comm_.is_root()) log.open(log_path(), std::ios::app);
+        if (comm_.is_root()) log = checkpoint::open_step_log(log_path(), config_.resume ? std::optional(step) : std::nullopt);
         TrainResult result;
         result.parameters = model_.params().numel();
         const auto start = Clock::now();

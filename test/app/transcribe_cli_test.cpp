@@ -1,8 +1,10 @@
 // `forge transcribe` and `forge bench transcribe` as a user runs them, on the oracle's CTC and
 // TDT models (test/data/asr): every output format, WAV on stdin, resampled and stereo input,
-// and bad input as one `forge: error:` line with a non-zero exit; and the bundled model on real
-// speech against the PyTorch reference.
+// bad input as one `forge: error:` line with a non-zero exit, a vocabulary that carries escape
+// sequences; and the bundled model on real speech against the PyTorch reference.
 #include "core/audio/audio_file.h"
+#include "core/gguf/gguf_file.h"
+#include "core/gguf/gguf_writer.h"
 #include "test/app/forge_binary.h"
 
 #include <gmock/gmock.h>
@@ -130,6 +132,34 @@ TEST(TranscribeCli, TheBundledModelTranscribesRealSpeechLikeThePyTorchReference)
         EXPECT_EQ(run.out, expected) << model;
         EXPECT_THAT(run.err, HasSubstr("forge-asr.gguf (the bundled default)")) << model;
     }
+}
+
+// The vocabulary is text from a file: a piece carrying an OSC (the window title) and a
+// clear-screen reached the terminal raw. On a terminal — script(1)'s pseudo-terminal here — the
+// transcript is escaped, as a chat answer is; a pipe gets it exactly.
+TEST(TranscribeCli, VocabularyPiecesCannotSendEscapeSequencesToATerminal) {
+    if (std::system("command -v script > /dev/null") != 0) GTEST_SKIP() << "no script(1) for a pseudo-terminal";
+    const std::string evil = "\x1b]0;pwned\x07\x1b[2J";
+    const gguf::GgufFile ctc = gguf::GgufFile::open(kDir + "ctc.gguf");
+    gguf::Array pieces = *ctc.find("parakeet.tokenizer.pieces")->array();
+    pieces.items[6] = gguf::Value(*pieces.items[6].string() + evil);  // "r" in the clip's transcript
+    gguf::GgufWriter writer = gguf::GgufWriter::copy_of(ctc);
+    writer.set("parakeet.tokenizer.pieces", gguf::Value(pieces));
+    const std::string base = ::testing::TempDir() + "/forge_escape_" + std::to_string(::getpid());
+    writer.write(base + ".gguf");
+
+    const ForgeRun piped = transcribe(quoted(kClip) + " --model " + quoted(base + ".gguf"));
+    EXPECT_EQ(piped.status, 0) << piped.err;
+    EXPECT_EQ(piped.out, "r" + evil + " is\n");
+
+    const std::string command = std::string(FORGE_EXE) + " transcribe " + quoted(kClip) + " --model " +
+                                quoted(base + ".gguf") + " 2> /dev/null";
+    const std::string script = "script -qec " + quoted(command) + " " + quoted(base + ".tty") + " > /dev/null 2>&1";
+    EXPECT_EQ(std::system(script.c_str()), 0);
+    const std::string shown = test::read_file(base + ".tty");
+    EXPECT_EQ(shown.find('\x1b'), std::string::npos) << shown;
+    EXPECT_THAT(shown, HasSubstr("r\\x1b]0;pwned\\x07\\x1b[2J is"));
+    for (const char* suffix : {".gguf", ".tty"}) std::remove((base + suffix).c_str());
 }
 
 TEST(BenchTranscribeCli, ReportsTheRealTimeFactor) {
