@@ -72,7 +72,7 @@ def main():
         err = forge(exe, "bench", "compare", str(base), str(bad))
         expect(err.returncode == 1 and f"{bad}: machine.cpu: missing" in err.stderr, f"bad record: {err.stderr}")
         err = forge(exe, "bench", "compare", str(base), str(base), "--threshold", "5")
-        expect(err.returncode == 1 and "--threshold" in err.stderr, f"bad threshold: {err.stderr}")
+        expect(err.returncode == 2 and "--threshold" in err.stderr, f"bad threshold: {err.stderr}")
 
     for f in failures:
         print("FAIL:", f)
