@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace forge::app {
@@ -158,13 +159,13 @@ int run_suite(const RunOptions& o) {
     return 0;
 }
 
-// "5%" or "0.05": a fraction.
-double parse_threshold(const std::string& text) {
+// "5%" or "0.05": a fraction; nullopt for anything else.
+std::optional<double> parse_threshold(const std::string& text) {
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
     const bool percent = end != nullptr && std::string_view(end) == "%";
     const bool fraction = end != nullptr && *end == '\0' && value < 1;
-    check(end != text.c_str() && (percent || fraction) && value >= 0, "--threshold: '{}' is neither a percentage (5%) nor a fraction (0.05)", text);
+    if (end == text.c_str() || !(percent || fraction) || !(value >= 0)) return std::nullopt;
     return percent ? value / 100 : value;
 }
 
@@ -176,8 +177,18 @@ void check_report_paths(const CompareOptions& o) {
     if (!o.markdown.empty() && !o.svg.empty()) checkpoint::check_distinct_outputs(o.markdown, o.svg);
 }
 
+// --threshold that parse_threshold does not read is a usage error at parse time.
+CLI::Validator threshold_text() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            if (parse_threshold(text)) return {};
+            return fmt::format("'{}' is neither a percentage (5%) nor a fraction (0.05)", text);
+        },
+        "PERCENT");
+}
+
 int run_compare(const CompareOptions& o) {
-    const double threshold = parse_threshold(o.threshold);
+    const double threshold = parse_threshold(o.threshold).value();  // threshold_text() checked it
     check_report_paths(o);
     const bench::Record base = bench::read_record(o.base), next = bench::read_record(o.next);
     const bench::Comparison comparison = bench::compare(base, next, threshold);
@@ -212,7 +223,8 @@ void add_bench_run_commands(CLI::App& bench, CommandTable& commands) {
     CLI::App* cmp_cmd = bench.add_subcommand("compare", "Compare two benchmark records row by row; exit 1 on a regression");
     cmp_cmd->add_option("BASE", cmp->base, "The record to compare against (JSON)")->required();
     cmp_cmd->add_option("NEW", cmp->next, "The new record (JSON)")->required();
-    cmp_cmd->add_option("--threshold", cmp->threshold, "Slowdown that fails the comparison when outside the noise (default 5%)");
+    cmp_cmd->add_option("--threshold", cmp->threshold, "Slowdown that fails the comparison when outside the noise (default 5%)")
+        ->check(threshold_text());
     cmp_cmd->add_option("--markdown", cmp->markdown, "Also write a Markdown report here");
     cmp_cmd->add_option("--svg", cmp->svg, "Also write an SVG chart of the change per row here");
     commands.add(cmp_cmd, [cmp] { return run_compare(*cmp); });

@@ -2,17 +2,28 @@
 // terminal.
 //
 // CLI::Range lets NaN through (every comparison with NaN is false) and accepts infinities
-// when a bound is infinite, so floating-point flags use finite_range instead.
+// when a bound is infinite, so floating-point flags use finite_range or positive_finite
+// instead. Integer flags use CLI::Range: a value outside it is a usage error at parse time,
+// never a silent default or a division by zero later.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
 namespace forge::app {
+
+// The most steps (and steps between checkpoints, logs, evaluations) any training flag takes:
+// years of CPU time at a millisecond a step, and far from overflowing the counts derived from it.
+inline constexpr std::int64_t kMaxTrainingSteps = 1'000'000'000;
+// The largest learning rate a training flag takes: far past divergence on any model (the
+// tests' fast tiny GPTs use up to 20 before nanochat's scaling), short of infinity and NaN.
+inline constexpr double kMaxLearningRate = 1000.0;
 
 // A finite number in [min, max].
 inline CLI::Validator finite_range(double min, double max) {
@@ -33,6 +44,40 @@ inline CLI::Validator non_empty(std::string what) {
     return CLI::Validator(
         [what](std::string& text) -> std::string { return text.empty() ? fmt::format("the value is empty: {}", what) : ""; },
         "NOT EMPTY");
+}
+
+// A finite number in (0, max]: a rate or a duration, where 0 would train or measure nothing.
+inline CLI::Validator positive_finite(double max) {
+    return CLI::Validator(
+        [max](std::string& text) -> std::string {
+            double value = 0;
+            if (!CLI::detail::lexical_cast(text, value)) return fmt::format("'{}' is not a number", text);
+            if (!std::isfinite(value) || value <= 0 || value > max)
+                return fmt::format("{} is not a finite number in (0, {}]", text, max);
+            return {};
+        },
+        fmt::format("FINITE in (0 - {}]", max));
+}
+
+// A folder to create or reuse (a run's --out): a file in its place, or in place of a folder
+// above it, would only fail later, deep in the library, as a raw "filesystem error".
+inline CLI::Validator folder_path() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            // The deepest part of the path that exists must be a folder.
+            for (std::filesystem::path part = text; !part.empty(); part = part.parent_path()) {
+                std::error_code error;
+                const auto status = std::filesystem::status(part, error);
+                if (std::filesystem::exists(status)) {
+                    if (std::filesystem::is_directory(status)) return {};
+                    return part == text ? fmt::format("{} is a file, not a folder", text)
+                                        : fmt::format("{}: {} is a file, not a folder", text, part.string());
+                }
+                if (part == part.parent_path()) break;
+            }
+            return {};
+        },
+        "FOLDER");
 }
 
 // `text` safe to print on a terminal: control characters (ESC starts the sequences that

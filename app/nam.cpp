@@ -92,7 +92,7 @@ int run(const NamOptions& options) {
     if (file.sample_rate && std::abs(*file.sample_rate - rate) > 0.5) {
         spdlog::warn("{} is {} Hz but the model expects {} Hz: resampling the input (libsamplerate), and the output "
                      "back to {} Hz", o.input, rate, *file.sample_rate, rate);
-        signal = audio::resample(signal, rate, *file.sample_rate);
+        signal = audio::resample(signal, rate, *file.sample_rate, o.input);
     }
     if (o.input_gain_db != 0.0) {
         const auto g = static_cast<float>(std::pow(10.0, o.input_gain_db / 20.0));
@@ -104,7 +104,7 @@ int run(const NamOptions& options) {
     const double audio_seconds = static_cast<double>(signal.size()) / file.sample_rate.value_or(rate);
     spdlog::info("rendered {:.2f} s of audio in {:.3f} s: {:.1f}x real time", audio_seconds, elapsed,
                  audio_seconds / std::max(elapsed, 1e-9));
-    if (file.sample_rate && std::abs(*file.sample_rate - rate) > 0.5) out = audio::resample(out, *file.sample_rate, rate);
+    if (file.sample_rate && std::abs(*file.sample_rate - rate) > 0.5) out = audio::resample(out, *file.sample_rate, rate, o.input);
     if (o.normalize) {
         // The NAM plugin's "Normalized" output: the model's loudness brought to -18 dB. A model
         // without a loudness plays as it is, as in the plugin (which greys the option out).

@@ -4,6 +4,7 @@
 //   forge nam train --input DI.wav --output REAMP.wav --out MODEL.nam [--arch standard|lite|feather|nano|lstm[-SIZE]]
 //       [--epochs N] [--batch N] [--ny N] [--lr X] [--seed S] [--latency N] [--ignore-checks] [--name ...]
 //   forge nam profile [--simulate | --device N ...] --out MODEL.nam [train options]
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/nam_profile.h"
 #include "core/audio/audio_file.h"
@@ -27,6 +28,10 @@
 
 namespace forge::app {
 namespace {
+
+// --latency at most one second of the 48 kHz capture either way: an interface's round trip is
+// milliseconds, and a latency past the capture's length leaves nothing to train on.
+constexpr int kMaxLatency = 48000;
 
 using namespace forge::nam::train;
 
@@ -180,14 +185,17 @@ void add_train_options(CLI::App* cmd, TrainCli& o) {
     cmd->add_option("--out", o.out, "The .nam file to write")->required();
     cmd->add_option("--arch", o.arch,
                     "standard | lite | feather | nano (WaveNets), lstm (= lstm-standard) | lstm-lite | lstm-feather | "
-                    "lstm-nano (the reference presets)");
+                    "lstm-nano (the reference presets)")
+        ->check(CLI::IsMember({"standard", "lite", "feather", "nano", "lstm", "lstm-standard", "lstm-lite",
+                               "lstm-feather", "lstm-nano"}));
     cmd->add_option("--epochs", o.epochs, "Epochs (default 100)")->check(CLI::Range(1, 100000));
     cmd->add_option("--batch", o.batch, "Windows per batch (default 16)")->check(CLI::Range(1, 4096));
-    cmd->add_option("--lr", o.lr, "Adam learning rate (default 0.004; LSTM 0.01)");
+    cmd->add_option("--lr", o.lr, "Adam learning rate (default 0.004; LSTM 0.01)")->check(positive_finite(kMaxLearningRate));
     cmd->add_option("--ny", o.ny, "Outputs per training window (default 8192; smaller: more steps per epoch)")
         ->check(CLI::Range(64L, 1L << 20));
     cmd->add_option("--seed", o.seed, "Seed of the weights and the shuffling");
-    cmd->add_option("--latency", o.latency, "Latency in samples (default: calibrated from the blips)");
+    cmd->add_option("--latency", o.latency, "Latency in samples (default: calibrated from the blips)")
+        ->check(CLI::Range(-kMaxLatency, kMaxLatency));
     cmd->add_flag("--ignore-checks", o.ignore_checks, "Train even if the capture fails its checks");
     cmd->add_option("--name", o.name, "Metadata: model name");
     cmd->add_option("--modeled-by", o.modeled_by, "Metadata: who captured it");

@@ -70,11 +70,20 @@ void convert(const gguf::GgufFile& file, const gguf::TensorInfo& info, DType tar
     });
 }
 
+// TYPE is one forge encodes: anything else is a usage error at parse time.
+CLI::Validator known_file_type() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            if (llm::file_type_from_name(text)) return {};
+            return fmt::format("unknown or unsupported type '{}' (forge quantizes to: {})", text,
+                               fmt::join(llm::file_type_names(), ", "));
+        },
+        "TYPE");
+}
+
 int run_quantize(const QuantizeOptions& o) {
     const auto file_type = llm::file_type_from_name(o.type);
-    if (!file_type) {
-        fail("unknown or unsupported type '{}' (forge quantizes to: {})", o.type, fmt::join(llm::file_type_names(), ", "));
-    }
+    check(file_type.has_value(), "unknown type '{}'", o.type);  // known_file_type() refused it at parse time
     checkpoint::check_not_an_input(o.output, {o.input});
     const auto file = gguf::GgufFile::open(o.input);
 
@@ -141,7 +150,7 @@ void add_quantize_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("IN", o->input, "Input GGUF file")->required();
     cmd->add_option("OUT", o->output, "Output GGUF file (written only when complete)")->required();
     cmd->add_option("TYPE", o->type, "Target: Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q3_K_S/M/L Q4_K_S/M Q5_K_S/M Q6_K "
-                                     "TQ1_0 TQ2_0 F16 BF16 F32 (Q4_K = Q4_K_M)")->required();
+                                     "TQ1_0 TQ2_0 F16 BF16 F32 (Q4_K = Q4_K_M)")->required()->check(known_file_type());
     cmd->add_flag("--pure", o->pure, "Quantize every 2-D weight to TYPE: no mixtures, no output/embedding rules");
     cmd->add_flag("--allow-requantize", o->allow_requantize, "Allow re-quantizing tensors that are already quantized");
     commands.add(cmd, [o] { return run_quantize(*o); });

@@ -71,7 +71,7 @@ std::vector<float> read_speech(const std::string& source, int sample_rate) {
     const audio::Audio a = read_source(source);
     check(a.frames() > 0, "{}: the audio is empty", source);
     std::vector<float> mono = audio::channel_of(a, -1);
-    if (a.sample_rate != sample_rate) mono = audio::resample(mono, a.sample_rate, sample_rate);
+    if (a.sample_rate != sample_rate) mono = audio::resample(mono, a.sample_rate, sample_rate, source);
     return mono;
 }
 

@@ -2,6 +2,7 @@
 // [--heads H] [--ff-dim F] [--steps N] [--batch-seconds S] [--lr R] [--seed S] [--resume]
 // [--json]`: train a FastConformer-CTC speech model (models/asr/trainer.h) and export
 // DIR/model.gguf in the Parakeet layout, for `forge transcribe --model DIR/model.gguf`.
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/progress_bar.h"
 #include "models/asr/trainer.h"
@@ -54,6 +55,13 @@ int run_train_asr(AsrCli& cli) {
     return 0;
 }
 
+// The flags that must agree with each other, checked once all are parsed.
+void check_flag_combinations(const asr::AsrTrainConfig& c) {
+    if (c.d_model % 2 != 0 || c.d_model % c.n_heads != 0)
+        throw CLI::ValidationError("--d-model", fmt::format("{} must be even and a multiple of --heads {}", c.d_model, c.n_heads));
+    if (c.conv_kernel % 2 == 0) throw CLI::ValidationError("--conv-kernel", fmt::format("{} is not odd", c.conv_kernel));
+}
+
 }  // namespace
 
 void add_train_asr_command(CLI::App& train, CommandTable& commands) {
@@ -62,31 +70,43 @@ void add_train_asr_command(CLI::App& train, CommandTable& commands) {
     CLI::App* asr = train.add_subcommand("asr", "Train a FastConformer-CTC speech model; export a Parakeet GGUF");
     asr->add_option("--manifest", cli->manifest, "JSONL manifest: audio, text, duration (tools/make_asr_data.sh)")
         ->required()->check(CLI::ExistingFile);
-    asr->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")->capture_default_str();
+    asr->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")
+        ->capture_default_str()->check(folder_path());
+    // Sizes: at least what the model needs, at most far past any model trained on a CPU.
+    const auto range = [](std::int64_t min, std::int64_t max) { return CLI::Range(min, max); };
     asr->add_option("--vocab", c.vocab_size, "Subword pieces learned from the transcripts (28: characters)")
-        ->capture_default_str();
-    asr->add_option("--mels", c.n_mels, "Mel channels")->capture_default_str();
-    asr->add_option("--d-model", c.d_model, "Encoder width")->capture_default_str();
-    asr->add_option("--layers", c.n_layers, "Conformer layers")->capture_default_str();
-    asr->add_option("--heads", c.n_heads, "Attention heads")->capture_default_str();
-    asr->add_option("--ff-dim", c.ff_dim, "Feed-forward width")->capture_default_str();
-    asr->add_option("--conv-kernel", c.conv_kernel, "Depthwise convolution kernel (odd)")->capture_default_str();
+        ->capture_default_str()->check(range(28, 1 << 16));  // the 28 of asr::Vocabulary::characters()
+    asr->add_option("--mels", c.n_mels, "Mel channels")->capture_default_str()->check(range(8, 256));
+    asr->add_option("--d-model", c.d_model, "Encoder width (even, a multiple of --heads)")
+        ->capture_default_str()->check(range(2, 8192));
+    asr->add_option("--layers", c.n_layers, "Conformer layers")->capture_default_str()->check(range(1, 128));
+    asr->add_option("--heads", c.n_heads, "Attention heads")->capture_default_str()->check(range(1, 256));
+    asr->add_option("--ff-dim", c.ff_dim, "Feed-forward width")->capture_default_str()->check(range(1, 32768));
+    asr->add_option("--conv-kernel", c.conv_kernel, "Depthwise convolution kernel (odd)")
+        ->capture_default_str()->check(range(1, 255));
     asr->add_option("--subsampling-channels", c.subsampling_channels, "Channels of the 8x subsampling convolutions")
-        ->capture_default_str();
-    asr->add_option("--steps", c.steps, "Optimizer steps")->capture_default_str();
-    asr->add_option("--batch-seconds", c.batch_seconds, "Padded audio per batch, seconds")->capture_default_str();
-    asr->add_option("--lr", c.lr, "Peak AdamW learning rate (warmup, then cosine to 1/20)")->capture_default_str();
-    asr->add_option("--warmup", c.warmup, "Warmup steps")->capture_default_str();
-    asr->add_option("--weight-decay", c.weight_decay, "AdamW decoupled weight decay")->capture_default_str();
-    asr->add_option("--grad-clip", c.clip, "Global gradient-norm bound")->capture_default_str();
+        ->capture_default_str()->check(range(1, 8192));
+    const auto steps = range(1, kMaxTrainingSteps);
+    asr->add_option("--steps", c.steps, "Optimizer steps")->capture_default_str()->check(steps);
+    asr->add_option("--batch-seconds", c.batch_seconds, "Padded audio per batch, seconds")
+        ->capture_default_str()->check(positive_finite(86400));
+    asr->add_option("--lr", c.lr, "Peak AdamW learning rate (warmup, then cosine to 1/20)")
+        ->capture_default_str()->check(positive_finite(kMaxLearningRate));
+    asr->add_option("--warmup", c.warmup, "Warmup steps")->capture_default_str()->check(range(0, kMaxTrainingSteps));
+    asr->add_option("--weight-decay", c.weight_decay, "AdamW decoupled weight decay")
+        ->capture_default_str()->check(finite_range(0, 1));
+    asr->add_option("--grad-clip", c.clip, "Global gradient-norm bound")
+        ->capture_default_str()->check(positive_finite(1e6));
     asr->add_flag("!--no-spec-augment", c.spec_augment, "Train without SpecAugment masks");
     asr->add_flag("--shortest-first", c.shortest_first,
                   "SortaGrad: the first epoch's batches from the shortest utterances to the longest");
-    asr->add_option("--checkpoint-every", c.checkpoint_every, "Steps between checkpoints")->capture_default_str();
-    asr->add_option("--log-every", cli->log_every, "Steps between progress lines")->capture_default_str();
+    asr->add_option("--checkpoint-every", c.checkpoint_every, "Steps between checkpoints")
+        ->capture_default_str()->check(steps);
+    asr->add_option("--log-every", cli->log_every, "Steps between progress lines")->capture_default_str()->check(steps);
     asr->add_option("--seed", c.seed, "Seed of the initialization, batches and masks")->capture_default_str();
     asr->add_flag("--resume", c.resume, "Continue from OUT/checkpoint.json");
     asr->add_flag("--json", cli->json, "Print one JSON object: loss, first_loss, steps, parameters, model");
+    asr->callback([cli] { check_flag_combinations(cli->config); });
     commands.add(asr, [cli] { return run_train_asr(*cli); });
 }
 

@@ -2,6 +2,7 @@
 // [--steps N | --tokens N] [--seed S] [--out DIR] [--resume] [--json]`: pretrain a GPT from
 // scratch (models/gpt/) and export DIR/model.gguf for llama.cpp and `forge chat`. Under
 // `mpirun -np P` the P processes train one model data-parallel (core/distributed/).
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/data_parallel.h"
 #include "app/train_progress.h"
@@ -47,6 +48,15 @@ int train_and_print(GptCli& cli, distributed::Communicator& world) {
     return 0;
 }
 
+// The flags that must agree with each other, checked once all are parsed.
+void check_flag_combinations(const gpt::TrainConfig& c) {
+    check_micro_batch(c);
+    const std::int64_t width = gpt::GptConfig{.depth = c.depth}.width();
+    if (c.head_dim > 0 && width % c.head_dim != 0)
+        throw CLI::ValidationError("--head-dim", fmt::format("{} does not divide the width {} (64 x --depth {})",
+                                                             c.head_dim, width, c.depth));
+}
+
 int run_train_gpt(GptCli& cli) {
     return run_data_parallel([&](distributed::Communicator& world) { return train_and_print(cli, world); });
 }
@@ -60,18 +70,24 @@ void add_train_gpt_command(CLI::App& train, CommandTable& commands) {
     gpt->add_option("--data", cli->data, "Text files; blank lines separate documents")->required()->check(CLI::ExistingFile);
     gpt->add_option("--tokenizer", cli->tokenizer, "GGUF with tokenizer.ggml.* keys (its vocabulary and BOS)")
         ->required()->check(CLI::ExistingFile);
-    gpt->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")->capture_default_str();
-    gpt->add_option("--depth", c.depth, "Transformer blocks (width = 64 x depth)")->capture_default_str();
-    gpt->add_option("--head-dim", c.head_dim, "64 or 128 (default: 128 when it divides the width)");
-    gpt->add_option("--seq-len", c.seq_len, "Tokens per row")->capture_default_str();
-    gpt->add_option("--batch", c.batch, "Rows per optimizer step (the global batch)")->capture_default_str();
-    gpt->add_option("--micro-batch", c.micro_batch, "Rows per forward/backward (default: what fits 2 GiB)");
-    auto* steps = gpt->add_option("--steps", c.steps, "Optimizer steps");
-    gpt->add_option("--tokens", c.tokens, "Training tokens (default: 20 per parameter)")->excludes(steps);
-    gpt->add_option("--eval-tokens", c.eval_tokens, "Validation tokens per evaluation")->capture_default_str();
+    gpt->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")
+        ->capture_default_str()->check(folder_path());
+    gpt->add_option("--depth", c.depth, "Transformer blocks (width = 64 x depth)")
+        ->capture_default_str()->check(CLI::Range(std::int64_t{1}, gpt::kMaxDepth));
+    gpt->add_option("--head-dim", c.head_dim, "64 or 128 (default: 128 when it divides the width)")
+        ->check(CLI::IsMember({std::int64_t{64}, std::int64_t{128}}));
+    gpt->add_option("--seq-len", c.seq_len, "Tokens per row")
+        ->capture_default_str()->check(CLI::Range(std::int64_t{2}, gpt::kMaxContext));
+    add_batch_options(*gpt, c);
+    auto* steps = gpt->add_option("--steps", c.steps, "Optimizer steps")->check(CLI::Range(std::int64_t{1}, kMaxTrainingSteps));
+    gpt->add_option("--tokens", c.tokens, "Training tokens (default: 20 per parameter)")
+        ->excludes(steps)->check(CLI::Range(std::int64_t{1}, gpt::kMaxTokens));
+    gpt->add_option("--eval-tokens", c.eval_tokens, "Validation tokens per evaluation")
+        ->capture_default_str()->check(CLI::Range(std::int64_t{1}, gpt::kMaxTokens));
     gpt->add_option("--sample-prompt", c.sample_prompt, "Text the greedy samples continue")->capture_default_str();
     add_run_options(*gpt, c);
     gpt->add_flag("--json", cli->json, "Print one JSON object: val_bpb, loss, tokens, tokens_per_s, model");
+    gpt->callback([cli] { check_flag_combinations(cli->config); });
     commands.add(gpt, [cli] { return run_train_gpt(*cli); });
 }
 

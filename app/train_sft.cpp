@@ -3,6 +3,7 @@
 // `forge train gpt` made (models/gpt/sft.h), loss on the assistant's tokens only, with the
 // same checkpoints, log.jsonl, resume and DIR/model.gguf as pretraining; under `mpirun -np P`
 // data-parallel like `forge train gpt`.
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/data_parallel.h"
 #include "app/train_progress.h"
@@ -68,17 +69,20 @@ void add_train_sft_command(CLI::App& train, CommandTable& commands) {
         ->required()->check(CLI::ExistingFile);
     sft->add_option("--val-data", cli->val_data, "Held-out conversations (default: the last 5% of --data)")
         ->check(CLI::ExistingFile);
-    sft->add_option("--epochs", cli->config.epochs, "Passes over --data (may be fractional)")->capture_default_str();
-    sft->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")->capture_default_str();
-    sft->add_option("--seq-len", c.seq_len, "Tokens per row (default: the model's context)");
-    sft->add_option("--batch", c.batch, "Rows per optimizer step")->capture_default_str();
-    sft->add_option("--micro-batch", c.micro_batch, "Rows per forward/backward (default: what fits 2 GiB)");
+    sft->add_option("--epochs", cli->config.epochs, "Passes over --data (may be fractional)")
+        ->capture_default_str()->check(positive_finite(gpt::kMaxEpochs));
+    sft->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")
+        ->capture_default_str()->check(folder_path());
+    sft->add_option("--seq-len", c.seq_len, "Tokens per row (default: the model's context)")
+        ->check(CLI::Range(std::int64_t{2}, gpt::kMaxContext));
+    add_batch_options(*sft, c);
     sft->add_option("--sample-tokens", c.sample_tokens, "Most tokens of the sample reply at each evaluation")
-        ->capture_default_str();
+        ->capture_default_str()->check(CLI::Range(1, gpt::kMaxSampleTokens));
     sft->add_flag("--eval-only", cli->config.eval_only,
                   "Only measure --model on the validation conversations (val_loss, val_bpb); write nothing");
     add_run_options(*sft, c);
     sft->add_flag("--json", cli->json, "Print one JSON object: val_loss, val_bpb, loss, tokens, tokens_per_s, model");
+    sft->callback([cli] { check_micro_batch(cli->config.train); });
     commands.add(sft, [cli] { return run_train_sft(*cli); });
 }
 

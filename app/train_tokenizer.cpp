@@ -81,7 +81,7 @@ void add_train_tokenizer_command(CLI::App& train, CommandTable& commands) {
     command->add_option("--data", args->data, "Text files (UTF-8), each one document")->required()->check(CLI::ExistingFile);
     command->add_option("--vocab-size", args->vocab_size, "Tokens in all: 256 bytes, the merges and 5 special tokens")
         ->required()
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(llm::kSmallestVocabulary, llm::kLargestVocabulary));
     command->add_option("--out", args->out, "Output GGUF (written atomically)")->required();
     command->add_option("--pre", args->pre,
                         "Split regex, by llama.cpp's name: llama-bpe (GPT-4's: digits in groups of 1-3), "

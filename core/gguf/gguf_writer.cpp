@@ -100,23 +100,26 @@ std::uint64_t round_up(std::uint64_t value, std::uint64_t alignment) {
 }  // namespace
 
 void GgufWriter::set(const std::string& key, Value value) {
-    for (auto& kv : metadata_) {
-        if (kv.key == key) {
-            kv.value = std::move(value);
-            return;
-        }
-    }
-    metadata_.push_back({key, std::move(value)});
+    const auto [at, added] = key_index_.try_emplace(key, metadata_.size());
+    if (added) metadata_.push_back({key, std::move(value)});
+    else metadata_[at->second].value = std::move(value);
 }
 
 void GgufWriter::remove(const std::string& key) {
-    std::erase_if(metadata_, [&](const KeyValue& kv) { return kv.key == key; });
+    const auto at = key_index_.find(key);
+    if (at == key_index_.end()) return;
+    const std::size_t removed = at->second;
+    key_index_.erase(at);
+    metadata_.erase(metadata_.begin() + static_cast<std::ptrdiff_t>(removed));
+    for (auto& [name, index] : key_index_) {
+        if (index > removed) --index;  // shifted left by the erase
+    }
 }
 
 void GgufWriter::add_tensor(std::string name, DType dtype, std::vector<std::int64_t> dims, Producer produce) {
     check(dims.size() <= static_cast<std::size_t>(kMaxDims), "tensor '{}': {} dimensions (GGUF allows {})", name,
           dims.size(), kMaxDims);
-    for (const auto& t : tensors_) check(t.info.name != name, "duplicate tensor '{}'", name);
+    check(!tensor_names_.contains(name), "duplicate tensor '{}'", name);
     TensorInfo info;
     info.name = std::move(name);
     info.dtype = dtype;
@@ -127,6 +130,7 @@ void GgufWriter::add_tensor(std::string name, DType dtype, std::vector<std::int6
     check(row % traits.block_size == 0, "tensor '{}': {} elements per row is not a multiple of the {} block size {}",
           info.name, row, traits.name, traits.block_size);
     info.nbytes = dtype_bytes(dtype, static_cast<std::size_t>(info.numel()));
+    tensor_names_.insert(info.name);
     tensors_.push_back({std::move(info), std::move(produce)});
 }
 
@@ -198,7 +202,7 @@ void GgufWriter::write(const std::string& path) const {
 
 GgufWriter GgufWriter::copy_of(const GgufFile& file) {
     GgufWriter writer(file.version());
-    for (const auto& kv : file.metadata()) writer.metadata_.push_back(kv);
+    for (const auto& kv : file.metadata()) writer.set(kv.key, kv.value);
     for (const auto& info : file.tensors()) {
         writer.add_tensor(info.name, info.dtype, info.dims, file.tensor_bytes(info));
     }

@@ -42,7 +42,7 @@ struct Example {
 std::vector<float> mono_at_model_rate(const std::filesystem::path& path) {
     const audio::Audio a = audio::read_audio(path);
     std::vector<float> mono = audio::channel_of(a, -1);
-    if (a.sample_rate != kSampleRate) mono = audio::resample(mono, a.sample_rate, kSampleRate);
+    if (a.sample_rate != kSampleRate) mono = audio::resample(mono, a.sample_rate, kSampleRate, path.string());
     return mono;
 }
 

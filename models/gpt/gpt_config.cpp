@@ -15,9 +15,9 @@ std::int64_t GptConfig::ff_hidden() const {
 }
 
 void GptConfig::validate() const {
-    check(depth >= 1 && depth <= 64, "--depth {}: must be 1..64", depth);
+    check(depth >= 1 && depth <= kMaxDepth, "--depth {}: must be 1..{}", depth, kMaxDepth);
     check(vocab >= 2, "the tokenizer has {} tokens: need at least 2", vocab);
-    check(context >= 2, "--seq-len {}: must be at least 2", context);
+    check(context >= 2 && context <= kMaxContext, "--seq-len {}: must be 2..{}", context, kMaxContext);
     check(head_dim == 0 || head_dim == 64 || head_dim == 128, "--head-dim {}: must be 64 or 128", head_dim);
     check(width() % head_size() == 0, "--head-dim {} does not divide the width {} (64 x depth)", head_size(),
           width());

@@ -15,6 +15,12 @@
 
 namespace forge::gpt {
 
+// The largest model and context validate() accepts (and `forge train gpt|sft` at parse time):
+// 64 blocks is a width of 4096; a context of 2^16 already needs 16 GiB per head for the
+// attention scores of one row.
+inline constexpr std::int64_t kMaxDepth = 64;
+inline constexpr std::int64_t kMaxContext = std::int64_t{1} << 16;
+
 struct GptConfig {
     std::int64_t depth = 4;
     std::int64_t vocab = 0;

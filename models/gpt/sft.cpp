@@ -149,7 +149,7 @@ std::filesystem::path sft_base_model(const std::filesystem::path& model) {
 }
 
 TrainResult train_sft(SftConfig config, const ReportFn& report, distributed::Communicator& comm) {
-    check(config.epochs > 0.0 && std::isfinite(config.epochs), "--epochs {}: must be positive", config.epochs);
+    check(config.epochs > 0.0 && config.epochs <= kMaxEpochs, "--epochs {}: must be in (0, {}]", config.epochs, kMaxEpochs);
     const std::filesystem::path base = sft_base_model(config.model);
     check(std::filesystem::is_regular_file(base), "--model {}: no such GGUF (give a model.gguf or a run folder)",
           base.string());

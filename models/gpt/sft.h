@@ -11,6 +11,9 @@
 
 namespace forge::gpt {
 
+// Passes over the data a run may ask for (`--epochs`): more would only overflow the step count.
+inline constexpr double kMaxEpochs = 10'000;
+
 struct SftConfig {
     std::filesystem::path model;     // a GGUF from `forge train gpt` / `train sft`, or its run folder
     std::filesystem::path data;      // JSONL conversations

@@ -35,6 +35,13 @@ namespace forge::gpt {
 
 class GptModel;
 
+// Bounds of a run's settings, which `forge train gpt|sft` check at parse time: with at most
+// 10^9 steps (app/cli_checks.h) a step's row index (step x batch) and token count (x seq_len)
+// stay far inside 64 bits.
+inline constexpr std::int64_t kMaxTokens = 1'000'000'000'000;  // --tokens: a trillion
+inline constexpr std::int64_t kMaxBatch = std::int64_t{1} << 16;
+inline constexpr int kMaxSampleTokens = 4096;     // each is a forward pass at every evaluation
+
 struct TrainConfig {
     std::vector<std::filesystem::path> data;
     std::filesystem::path tokenizer;

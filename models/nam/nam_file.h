@@ -4,6 +4,8 @@
 // 0.5.1), metadata (loudness, gain, levels in dBu, training report; all optional).
 #pragma once
 
+#include "core/audio/resample.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -22,8 +24,8 @@ inline constexpr std::string_view kLatestVersion = "0.7.0";
 // What a .nam file may hold. Real files nest JSON under 15 levels (a SlimmableContainer of
 // WaveNets with a condition DSP) and use rates from 8 kHz to 192 kHz.
 inline constexpr int kMaxJsonDepth = 64;
-inline constexpr double kMinSampleRate = 1000.0;
-inline constexpr double kMaxSampleRate = 768000.0;
+inline constexpr double kMinSampleRate = audio::kMinSampleRate;  // the rates forge resamples
+inline constexpr double kMaxSampleRate = audio::kMaxSampleRate;
 
 enum class VersionSupport { Full, Partial, None };
 VersionSupport version_support(std::string_view version);

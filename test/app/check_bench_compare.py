@@ -119,7 +119,7 @@ def main():
         err = forge(exe, "bench", "compare", str(base), str(bad))
         expect(err.returncode == 1 and f"{bad}: machine.cpu: missing" in err.stderr, f"bad record: {err.stderr}")
         err = forge(exe, "bench", "compare", str(base), str(base), "--threshold", "5")
-        expect(err.returncode == 1 and "--threshold" in err.stderr, f"bad threshold: {err.stderr}")
+        expect(err.returncode == 2 and "--threshold" in err.stderr, f"bad threshold: {err.stderr}")
 
     with tempfile.TemporaryDirectory() as tmp:
         check_outputs(exe, base, pathlib.Path(tmp), expect)

@@ -1,7 +1,7 @@
 // `forge train tokenizer` and `forge tokenize --file/--count` as a user runs them: the JSON
 // result, a GGUF that `forge tokenize` reads, and bad input (a missing file, a vocabulary
 // too small or too large for the text, an unwritable output) as one `forge: error:` line with
-// exit status 1 and no output file touched.
+// exit status 1 (2 for a size no text allows: a usage error) and no output file touched.
 #include "test/app/forge_binary.h"
 
 #include <gmock/gmock.h>
@@ -53,14 +53,15 @@ TEST(TrainTokenizerCli, BadInputIsOneErrorLineAndLeavesTheOutputAlone) {
     std::ofstream(out) << "previous contents";
     const struct {
         std::string args, message;
+        int status;  // 2: a usage error, refused at parse time
     } cases[] = {
-        {"--vocab-size 100 --out " + quoted(out), "a vocabulary of 100 tokens is too small"},
-        {"--vocab-size 100000 --out " + quoted(out), "ask for at most"},
-        {"--vocab-size 512 --out /nonexistent-dir/tok.gguf", "/nonexistent-dir/tok.gguf"},
+        {"--vocab-size 100 --out " + quoted(out), "--vocab-size: Value 100 not in range", 2},
+        {"--vocab-size 100000 --out " + quoted(out), "ask for at most", 1},
+        {"--vocab-size 512 --out /nonexistent-dir/tok.gguf", "/nonexistent-dir/tok.gguf", 1},
     };
     for (const auto& c : cases) {
         const ForgeRun run = train(c.args);
-        EXPECT_EQ(run.status, 1) << c.args;
+        EXPECT_EQ(run.status, c.status) << c.args;
         EXPECT_THAT(run.err, HasSubstr("forge: error: ")) << c.args;
         EXPECT_THAT(run.err, HasSubstr(c.message)) << c.args;
         EXPECT_EQ(test::read_file(out), "previous contents") << c.args;

@@ -1,13 +1,16 @@
-// Hostile audio files: a header that claims more than the file holds must not make forge
-// allocate what it claims.
+// Hostile audio files: a header that claims more than the file holds, or a sample rate no
+// recording has, must not make forge allocate what it claims.
 #include "core/audio/audio_file.h"
+#include "core/audio/resample.h"
 #include "core/error.h"
 #include "test/robustness/hostile.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace forge::test {
 namespace {
@@ -55,6 +58,64 @@ TEST(AudioHostile, HeaderBeyondTheSampleBoundIsRefusedUpFront) {
         ADD_FAILURE() << "read";
     } catch (const FormatError& e) {
         EXPECT_THAT(e.what(), HasSubstr("huge.flac: the header claims"));
+    }
+}
+
+// A 16-bit mono WAV of `samples` samples of silence whose header claims `rate` Hz.
+std::string wav_claiming(std::uint32_t rate, std::uint32_t samples) {
+    std::string out;
+    const auto put = [&](std::uint32_t value, int bytes) {
+        for (int i = 0; i < bytes; ++i) out += static_cast<char>((value >> (8 * i)) & 0xFF);
+    };
+    out += "RIFF";
+    put(36 + 2 * samples, 4);
+    out += "WAVEfmt ";
+    put(16, 4);
+    put(1, 2);  // PCM
+    put(1, 2);  // mono
+    put(rate, 4);
+    put(2 * rate, 4);  // bytes per second
+    put(2, 2);         // bytes per frame
+    put(16, 2);        // bits per sample
+    out += "data";
+    put(2 * samples, 4);
+    out.append(2 * static_cast<std::size_t>(samples), '\0');
+    return out;
+}
+
+// A header's 1 Hz made 32 KB of file 1 GB of resampler output (16 000 samples out per sample
+// in) before libsamplerate refused the ratio in an error naming no file; 63 Hz on 2 MB took
+// 1-3 GB and over a minute. Rates below 1 kHz are refused before anything is allocated.
+TEST(AudioHostile, ASampleRateNoRecordingHasIsRefusedBeforeResampling) {
+    const fs::path one_hertz = write_file("one_hertz.wav", wav_claiming(1, 16'000));
+    const fs::path low = write_file("sixty_three_hertz.wav", wav_claiming(63, 1'000'000));
+    // In this process: refused with the source named, and no allocation.
+    const std::vector<float> signal(16'000);
+    const double growth = peak_rss_growth_mib([&] {
+        try {
+            audio::resample(signal, 1, 16'000, one_hertz.string());
+            ADD_FAILURE() << "1 Hz was resampled";
+        } catch (const Error& e) {
+            EXPECT_THAT(e.what(), HasSubstr("one_hertz.wav: cannot resample 1 Hz to 16000 Hz"));
+        }
+    });
+    EXPECT_LT(growth, 16) << "MiB of peak growth";
+    // A ratio past libsamplerate's, and an output past the samples forge holds.
+    EXPECT_THROW(audio::resample(signal, 1'000, 768'000, "ratio"), Error);
+    const std::vector<float> long_signal(std::size_t{1} << 23);
+    try {
+        audio::resample(long_signal, 1'000, 250'000, "long.wav");
+        ADD_FAILURE() << "2^31 samples of output were allocated";
+    } catch (const Error& e) {
+        EXPECT_THAT(e.what(), HasSubstr("long.wav: 8388608 samples at 1000 Hz would be"));
+    }
+    // A sane rate still converts.
+    EXPECT_NEAR(static_cast<double>(audio::resample(signal, 8'000, 16'000, "ok").size()), 32'000, 16);
+    // Through the CLI: the transcriber's 16 kHz and the NAM model's 48 kHz.
+    for (const fs::path& path : {one_hertz, low}) {
+        expect_error(run_bounded("transcribe " + quoted(path)), path.filename().string());
+        expect_error(run_bounded("nam run default " + quoted(path) + " " + quoted((scratch_dir() / "o.wav").string())),
+                     path.filename().string());
     }
 }
 

@@ -25,10 +25,6 @@ constexpr std::string_view kChatTemplate = R"({%- for message in messages -%}
 {%- endfor -%}
 {%- if add_generation_prompt -%}{{- '<|assistant_start|>' -}}{%- endif -%})";
 
-constexpr std::int32_t kByteTokens = 256;
-
-// Every byte, every special token, and at least one merge (else there is nothing to train).
-constexpr std::int32_t kSmallestVocabulary = kByteTokens + static_cast<std::int32_t>(kChatSpecialTokens.size()) + 1;
 
 constexpr std::size_t kBos = 0;         // <|bos|> in kChatSpecialTokens
 constexpr std::size_t kEndOfTurn = 4;   // <|assistant_end|>
@@ -52,6 +48,8 @@ TrainedTokenizer train_bpe_tokenizer(const WordCounts& words, std::int32_t vocab
     check(vocab_size >= kSmallestVocabulary,
           "a vocabulary of {} tokens is too small: 256 byte tokens and {} special tokens need at least {}", vocab_size,
           kChatSpecialTokens.size(), kSmallestVocabulary);
+    check(vocab_size <= kLargestVocabulary, "a vocabulary of {} tokens is more than the {} forge trains", vocab_size,
+          kLargestVocabulary);
     const auto n_special = static_cast<std::int32_t>(kChatSpecialTokens.size());
     const std::int32_t bpe_tokens = vocab_size - n_special;
     const auto sorted = words.sorted();

@@ -37,6 +37,11 @@ inline constexpr std::array<std::string_view, 5> kChatSpecialTokens = {
     "<|bos|>", "<|user_start|>", "<|user_end|>", "<|assistant_start|>", "<|assistant_end|>",
 };
 
+// The vocabulary sizes train_bpe_tokenizer accepts: every byte, every special token and at
+// least one merge (else there is nothing to train), up to 2^18 tokens (twice Llama 3's).
+inline constexpr std::int32_t kSmallestVocabulary = 256 + static_cast<std::int32_t>(kChatSpecialTokens.size()) + 1;
+inline constexpr std::int32_t kLargestVocabulary = 1 << 18;
+
 // The Jinja chat template for those tokens (tokenizer.chat_template). A system message is
 // put in front of the first user message, as nanochat does. No BOS in the template: the
 // tokenizer adds it (tokenizer.ggml.add_bos_token), as llama.cpp and forge chat do.
