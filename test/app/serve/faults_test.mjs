@@ -70,6 +70,40 @@ test("a disconnect mid-stream cancels the request and frees its slot", async () 
     await stillServes();
 });
 
+// Issue 32: each of these crashed the server, stalled it for minutes, took gigabytes or was a 500.
+test("hostile schemas and patterns: a 400 naming the field, quickly; the server serves on", async () => {
+    const pattern = (p) => ({type: "json_schema", json_schema: {name: "p", schema: {type: "string", pattern: p}}});
+    const schema = (s) => ({type: "json_schema", json_schema: {name: "p", schema: s}});
+    const letters = {type: "object", properties: Object.fromEntries(
+        Array.from({length: 25}, (_, i) => [`p${i}`, {type: "string", pattern: `^${String.fromCharCode(65 + i)}{0,99999}$`}]))};
+    const refused = [
+        [pattern("^(a?){0,99999}$"), "response_format.json_schema.schema/pattern"],
+        [pattern("a{99999999999999999999}"), "response_format.json_schema.schema/pattern"],
+        [schema(letters), "response_format.json_schema.schema/properties/p0/pattern"],
+        [schema({$ref: "#"}), "response_format.json_schema.schema/$ref"],
+        [schema({$defs: {a: {$ref: "#/$defs/a"}}, $ref: "#/$defs/a"}), "response_format.json_schema.schema/$defs/a/$ref"],
+    ];
+    const t0 = Date.now();
+    for (const [format, param] of refused) {
+        const r = await fetch(`${server.url}/v1/chat/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({messages: [{role: "user", content: "hi"}], max_tokens: 8, response_format: format})});
+        assert.equal(r.status, 400, param);
+        const e = (await r.json()).error;
+        assert.equal(e.type, "invalid_request_error");
+        assert.equal(e.param, param);
+    }
+    // Compiled now, without one parse per repetition: answered like any request.
+    for (const p of ["(a?){0,6000}", "^(a?){0,6000}$", "^(a*)*$", "^(|a)*$"]) {
+        const r = await fetch(`${server.url}/v1/chat/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({messages: [{role: "user", content: "hi"}], max_tokens: 8, response_format: pattern(p)})});
+        assert.equal(r.status, 200, p);
+        const content = (await r.json()).choices[0].message.content;
+        if (p.startsWith("^")) assert.match(content, /^"a*"?$/);  // a JSON string of a's, maybe cut by max_tokens
+    }
+    assert.ok(Date.now() - t0 < 10000, "hostile grammars took too long");  // measured: 0.17 s (load average 2)
+    await stillServes();
+});
+
 test("SIGTERM mid-stream: the stream ends with an error event and the server exits 0", async () => {
     const r = await fetch(`${server.url}/v1/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
         body: JSON.stringify(long)});
