@@ -114,10 +114,10 @@ std::vector<WorstCase> worst_cases() {
         {"regex a{0,1000}a{0,1000}", regex("a{0,1000}a{0,1000}"), as},
         {"regex X{0,10000} (largest count)", regex("X{0,10000}"), ""},
         {"schema enum of 50000 values", schema(big_enum.dump()), "\"value-54320\""},
-        {"schema 25 x pattern L{0,9999}", schema(many_patterns(25, 9999)), ""},
+        {"schema 6 x pattern L{0,9999} (largest)", schema(many_patterns(6, 9999)), ""},
         {"refused: regex (a?){0,99999}", regex("(a?){0,99999}"), ""},
         {"refused: regex a{99999999999999999999}", regex("a{99999999999999999999}"), ""},
-        {"refused: schema 200 x pattern L{0,9999}", schema(many_patterns(200, 9999)), ""},
+        {"refused: schema 25 x pattern L{0,9999}", schema(many_patterns(25, 9999)), ""},
         {"refused: schema {\"$ref\": \"#\"}", schema(R"({"$ref": "#"})"), ""},
     };
 }

@@ -47,8 +47,8 @@ Symbol literal_choice(GrammarBuilder& builder, const std::vector<std::string>& t
     check(!texts.empty(), "grammar: a choice among no strings");
     std::size_t total = 0;
     for (const std::string& text : texts) total += text.size();
-    if (total > kMaxElements)
-        throw GrammarLimitError(fmt::format("the values are {} bytes together, over the supported {}", total, kMaxElements));
+    if (total > kMaxChoiceBytes)
+        throw GrammarLimitError(fmt::format("the values are {} bytes together, over the supported {}", total, kMaxChoiceBytes));
     const std::vector<TrieNode> nodes = build_trie(texts);
     // A node's rule is needed where the trie branches or a text ends with more to follow; a
     // chain of single children is written as its bytes. Children come after their parents, so

@@ -6,13 +6,18 @@
 
 #include "models/llm/grammar/grammar.h"
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace forge::llm::grammar {
 
-// A rule matching exactly the strings of `texts` (duplicates allowed; at least one). Costs one
-// symbol per byte of the trie, counted against kMaxElements before anything is built.
+// The values' bytes together: the trie is built whole first (a node per byte, ~40 bytes each).
+inline constexpr std::size_t kMaxChoiceBytes = std::size_t{1} << 20;
+
+// A rule matching exactly the strings of `texts` (duplicates allowed; at least one), at most
+// kMaxChoiceBytes of them. Identical subtrees share their rules, so the symbols, counted
+// against kMaxElements, are often far fewer than the bytes.
 Symbol literal_choice(GrammarBuilder& builder, const std::vector<std::string>& texts);
 
 }  // namespace forge::llm::grammar

@@ -104,6 +104,20 @@ test("hostile schemas and patterns: a 400 naming the field, quickly; the server 
     await stillServes();
 });
 
+test("a pattern that grows too ambiguous partway through the answer ends that request with an error", async () => {
+    // No end before 1500 a's, and each a may belong to either run: the parses grow by one per
+    // byte until the matcher's bound (1024). Measured: a 400 after 1.1 s; before, the scheduler
+    // thread would have thrown (or crawled).
+    const t0 = Date.now();
+    const r = await fetch(`${server.url}/v1/chat/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({messages: [{role: "user", content: "hi"}], max_tokens: 3000, temperature: 0,
+            response_format: {type: "json_schema", json_schema: {name: "p", schema: {type: "string", pattern: "^a{0,3000}a{1500}$"}}}})});
+    assert.equal(r.status, 400);
+    assert.match((await r.json()).error.message, /too ambiguous/);
+    assert.ok(Date.now() - t0 < 20000, "took too long");
+    await stillServes();
+});
+
 test("SIGTERM mid-stream: the stream ends with an error event and the server exits 0", async () => {
     const r = await fetch(`${server.url}/v1/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
         body: JSON.stringify(long)});
