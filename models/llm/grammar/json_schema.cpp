@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -79,6 +80,25 @@ private:
     std::optional<Symbol> any_value_;
     int depth_ = 0;
 };
+
+// The JSON texts of `list` when every schema in it is a `const` or an `enum` (with annotations
+// at most), so an anyOf of thousands of constants is one trie, as an enum is; else nothing.
+std::optional<std::vector<std::string>> constant_texts(const json& list) {
+    std::vector<std::string> texts;
+    for (const json& s : list) {
+        if (!s.is_object() || s.contains("const") == s.contains("enum")) return std::nullopt;
+        for (const auto& [key, value] : s.items()) {
+            if (key != "const" && key != "enum" && !kAnnotations.contains(key)) return std::nullopt;
+        }
+        if (s.contains("const")) {
+            texts.push_back(s["const"].dump());
+            continue;
+        }
+        if (!s["enum"].is_array() || s["enum"].empty()) return std::nullopt;  // compiled alone, for its error
+        for (const json& v : s["enum"]) texts.push_back(v.dump());
+    }
+    return texts;
+}
 
 void SchemaCompiler::check_keywords(const json& s, const std::string& path) const {
     for (const auto& [key, value] : s.items()) {
@@ -222,6 +242,7 @@ Symbol SchemaCompiler::compile_schema(const json& s, const std::string& path) {
         if (!s.contains(key)) continue;
         const json& list = s[key];
         if (!list.is_array() || list.empty()) fail_at(child(path, key), "must be a non-empty array");
+        if (auto texts = constant_texts(list)) return literal_choice(b_, *texts);  // a choice of constants: one trie
         std::vector<Sequence> alternatives;
         for (std::size_t i = 0; i < list.size(); ++i) alternatives.push_back({compile(list[i], child(child(path, key), std::to_string(i)))});
         return b_.rule(key, std::move(alternatives));

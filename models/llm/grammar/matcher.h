@@ -96,7 +96,7 @@ private:
 };
 
 // Opens the first parse state of `grammar`: a grammar past the matcher's bounds already there
-// (an anyOf of thousands of constants) throws GrammarLimitError when it is compiled, where the
+// (an anyOf of thousands of integer ranges) throws GrammarLimitError when it is compiled, where the
 // error can name the field, instead of when a request uses it.
 void check_first_state(const std::shared_ptr<const Grammar>& grammar);
 

@@ -170,8 +170,17 @@ TEST(GrammarLimits, AnAmbiguousPatternEndsWithAnErrorNotAStall) {
     EXPECT_THROW(m.accept(std::string(1000, 'a')), GrammarLimitError);
     // Where the first state is already past the bound, compiling refuses it.
     json any_of = {{"anyOf", json::array()}};
-    for (int i = 0; i < 1100; ++i) any_of["anyOf"].push_back({{"const", i}});
+    for (int i = 0; i < 1100; ++i) any_of["anyOf"].push_back({{"type", "integer"}, {"minimum", i}, {"maximum", i}});
     EXPECT_EQ(refusal(any_of).first, "response_format.json_schema.schema");
+    // A choice of constants is a trie like an enum, however many there are.
+    json constants = {{"anyOf", json::array()}};
+    for (int i = 0; i < 1100; ++i) constants["anyOf"].push_back({{"const", i}, {"title", "n"}});
+    constants["anyOf"].push_back({{"enum", {"x", nullptr}}});
+    const auto choice = compile_json_schema(constants);
+    EXPECT_TRUE(matches(choice, "1099"));
+    EXPECT_TRUE(matches(choice, "null"));
+    EXPECT_FALSE(matches(choice, "1100"));
+    EXPECT_LE(most_stacks(choice, "109"), 16u);  // one per byte that may follow
 }
 
 TEST(GrammarLimits, DeepNestingIsMatchedWithoutRecursion) {
