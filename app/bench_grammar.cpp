@@ -6,18 +6,26 @@
 // position is met for the first time: the trie walks); the next --reps replays are the steady
 // state a server sees once a schema has been used. Reported: the vocabulary index build, then
 // microseconds per token, cold and warm (median), for a JSON schema and for json_object.
+//
+// Then the worst cases (kWorstCases): the hostile patterns and schemas of issue 32 that made
+// the engine crash, hang or take gigabytes. Each reports its compile time and size (or the
+// time to refuse it, with the error), and for those that compile the mask cost per token of a
+// text that keeps the grammar at its most ambiguous, so the bounds of
+// models/llm/grammar/grammar_limits.h are measured, not assumed.
 #include "app/bench.h"
 #include "app/timing.h"
 #include "core/error.h"
 #include "core/gguf/gguf_file.h"
 #include "models/llm/grammar/grammar_constraint.h"
 #include "models/llm/grammar/json_schema.h"
+#include "models/llm/grammar/regex.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -45,6 +53,7 @@ struct BenchGrammarOptions {
     std::string model;
     int reps = 5;
     bool json = false;
+    bool worst = true;
 };
 
 struct MaskTimes {
@@ -55,7 +64,7 @@ struct MaskTimes {
 
 MaskTimes time_masks(const std::shared_ptr<const llm::grammar::Grammar>& grammar,
                      const std::shared_ptr<const llm::grammar::VocabularyIndex>& vocabulary,
-                     const std::vector<std::int32_t>& answer, int reps) {
+                     const std::vector<std::int32_t>& answer, int reps, bool whole = true) {
     MaskTimes t;
     t.tokens = answer.size();
     std::vector<float> logits(static_cast<std::size_t>(vocabulary->n_vocab()), 0.0f);
@@ -66,12 +75,78 @@ MaskTimes time_masks(const std::shared_ptr<const llm::grammar::Grammar>& grammar
             constraint.mask(logits);
             constraint.accept(token);
         }
-        check(constraint.complete(), "bench grammar: the answer does not complete the grammar");
+        check(!whole || constraint.complete(), "bench grammar: the answer does not complete the grammar");
         return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / static_cast<double>(answer.size());
     };
     t.cold_us = replay();
     for (int r = 0; r < reps; ++r) t.warm_us.push_back(replay());
     return t;
+}
+
+// A hostile input: a pattern or a schema, and a text that keeps its grammar busiest.
+struct WorstCase {
+    std::string name;
+    std::function<std::shared_ptr<const llm::grammar::Grammar>()> compile;
+    std::string text;  // empty: the compile is what is measured (or refused)
+};
+
+// `properties` strings, property i with the pattern ^L{0,n}$ for a character L of its own (the
+// 561-byte request that took 0.9 GB; identical patterns would share their rules).
+std::string many_patterns(int properties, int n) {
+    nlohmann::ordered_json schema = {{"type", "object"}, {"properties", nlohmann::ordered_json::object()}};
+    for (int i = 0; i < properties; ++i)  // characters U+0030 and up, as \xHH escapes
+        schema["properties"][fmt::format("p{}", i)] = {{"type", "string"}, {"pattern", fmt::format("^\\x{:02x}{{0,{}}}$", 0x30 + i, n)}};
+    return schema.dump();
+}
+
+std::vector<WorstCase> worst_cases() {
+    using llm::grammar::compile_json_schema;
+    using llm::grammar::compile_regex;
+    const auto schema = [](std::string text) { return [text] { return compile_json_schema(nlohmann::ordered_json::parse(text)); }; };
+    const auto regex = [](std::string pattern) { return [pattern] { return compile_regex(pattern); }; };
+    nlohmann::ordered_json big_enum = {{"enum", nlohmann::ordered_json::array()}};
+    for (int i = 0; i < 50000; ++i) big_enum["enum"].push_back(fmt::format("value-{:05d}", i * 7));
+    const std::string as(300, 'a');
+    return {
+        {"regex (a?){0,6000}", regex("(a?){0,6000}"), as},
+        {"regex (a*)*", regex("(a*)*"), as},
+        {"regex (|a)*", regex("(|a)*"), as},
+        {"regex a{0,1000}a{0,1000}", regex("a{0,1000}a{0,1000}"), as},
+        {"regex X{0,10000} (largest count)", regex("X{0,10000}"), ""},
+        {"schema enum of 50000 values", schema(big_enum.dump()), "\"value-54320\""},
+        {"schema 6 x pattern L{0,9999} (largest)", schema(many_patterns(6, 9999)), ""},
+        {"refused: regex (a?){0,99999}", regex("(a?){0,99999}"), ""},
+        {"refused: regex a{99999999999999999999}", regex("a{99999999999999999999}"), ""},
+        {"refused: schema 25 x pattern L{0,9999}", schema(many_patterns(25, 9999)), ""},
+        {"refused: schema {\"$ref\": \"#\"}", schema(R"({"$ref": "#"})"), ""},
+    };
+}
+
+void print_worst_cases(const llm::Tokenizer& tokenizer, const std::shared_ptr<const llm::grammar::VocabularyIndex>& vocabulary,
+                       int reps) {
+    fmt::print("worst cases (issue 32): compile, size, mask + accept per token of a text at the grammar's busiest\n");
+    for (const WorstCase& c : worst_cases()) {
+        const auto start = Clock::now();
+        std::shared_ptr<const llm::grammar::Grammar> grammar;
+        std::string refused;
+        try {
+            grammar = c.compile();
+        } catch (const Error& e) {
+            refused = e.what();
+        }
+        const double compile_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        if (!grammar) {
+            fmt::print("  {:<40} refused in {:8.1f} ms: {:.90}\n", c.name, compile_ms, refused);
+            continue;
+        }
+        fmt::print("  {:<40} compiled in {:7.1f} ms, {:7} symbols, {:7.0f} KB", c.name, compile_ms, grammar->element_count(),
+                   static_cast<double>(grammar->memory_bytes()) / 1024);
+        if (!c.text.empty()) {
+            const MaskTimes t = time_masks(grammar, vocabulary, tokenizer.encode(c.text, false, false), reps, false);
+            fmt::print("; {} tokens: warm {:.1f} / cold {:.1f} us/token", t.tokens, bench::summarize(t.warm_us).median, t.cold_us);
+        }
+        fmt::print("\n");
+    }
 }
 
 int run_bench_grammar(const BenchGrammarOptions& o) {
@@ -99,6 +174,7 @@ int run_bench_grammar(const BenchGrammarOptions& o) {
     fmt::print("answer: {} tokens, mask + accept per token (median of {} warm replays):\n", answer.size(), o.reps);
     fmt::print("  json_schema  warm {:8.1f} us/token   cold {:10.1f} us/token\n", s_warm, s.cold_us);
     fmt::print("  json_object  warm {:8.1f} us/token   cold {:10.1f} us/token\n", j_warm, j.cold_us);
+    if (o.worst) print_worst_cases(tokenizer, vocabulary, o.reps);
     return 0;
 }
 
@@ -110,6 +186,7 @@ void add_bench_grammar_command(CLI::App& bench, CommandTable& commands) {
     cmd->add_option("MODEL", o->model, "GGUF model whose vocabulary to use (only the tokenizer is read)")->required();
     cmd->add_option("--reps", o->reps, "Warm replays after the cold one (default 5)");
     cmd->add_flag("--json", o->json, "Print the results as JSON");
+    cmd->add_flag("!--no-worst", o->worst, "Leave out the worst cases (hostile patterns and schemas)");
     commands.add(cmd, [o] { return run_bench_grammar(*o); });
 }
 

@@ -34,4 +34,17 @@ std::shared_ptr<const llm::grammar::Grammar> chat_grammar(const std::string& jso
     }
 }
 
+CLI::Validator regex_pattern() {
+    return CLI::Validator(
+        [](std::string& pattern) -> std::string {
+            try {
+                llm::grammar::compile_regex(pattern);
+                return {};
+            } catch (const Error& e) {
+                return e.what();
+            }
+        },
+        "PATTERN");
+}
+
 }  // namespace forge::app

@@ -2,7 +2,7 @@
 # Fuzz forge's parsers and interpreters with libFuzzer under AddressSanitizer + UBSan.
 #
 #   bash tools/fuzz.sh                  # every target, 60 s each
-#   bash tools/fuzz.sh nam 600          # one target (gguf nam audio safetensors chat_template tokenizer serve_request)
+#   bash tools/fuzz.sh nam 600          # one target (gguf nam audio safetensors chat_template tokenizer serve_request grammar)
 #   bash tools/fuzz.sh "gguf audio" 600 # several, one after the other
 #
 # Builds build-fuzz/ (clang-14, scalar kernels, -Dfuzz=true; installs clang with
@@ -13,7 +13,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-all=(gguf nam audio safetensors chat_template tokenizer serve_request)
+all=(gguf nam audio safetensors chat_template tokenizer serve_request grammar)
 target="${1:-all}"
 seconds="${2:-60}"
 if [[ "$target" == "all" ]]; then targets=("${all[@]}"); else read -ra targets <<< "$target"; fi
@@ -21,7 +21,7 @@ if [[ "$target" == "all" ]]; then targets=("${all[@]}"); else read -ra targets <
 # The longest input each target may build, a little above its largest seed: longer inputs
 # add nothing a parser has not seen at this length and make every execution slower.
 declare -A max_len=([gguf]=16384 [nam]=16384 [audio]=8192 [safetensors]=4096 [chat_template]=8192
-                    [tokenizer]=2048 [serve_request]=4096)
+                    [tokenizer]=2048 [serve_request]=4096 [grammar]=4096)
 
 bash tools/bootstrap.sh --fuzz || exit 1
 build=build-fuzz

@@ -26,7 +26,7 @@ sanitized_tests=(
     kernels core checkpoint                 # kernels, tensors, GGUF reader/writer, safetensors
     llm_text llm_grammar                    # tokenizers, chat templates (the interpreter), grammars
     robustness serve_request                # the hostile-input suite (forge itself), serve's request parsing
-    fuzz_gguf fuzz_nam fuzz_audio fuzz_safetensors fuzz_chat_template fuzz_tokenizer fuzz_serve_request
+    fuzz_gguf fuzz_nam fuzz_audio fuzz_safetensors fuzz_chat_template fuzz_tokenizer fuzz_serve_request fuzz_grammar
 )
 [[ -n "${SANITIZED_TESTS:-}" ]] && read -r -a sanitized_tests <<< "$SANITIZED_TESTS"
 

@@ -4,9 +4,9 @@ namespace forge::app::serve {
 
 GrammarCache::GrammarPtr GrammarCache::find(const std::string& key) {
     for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-        if (it->first != key) continue;
+        if (it->key != key) continue;
         entries_.splice(entries_.begin(), entries_, it);
-        return entries_.front().second;
+        return entries_.front().grammar;
     }
     return nullptr;
 }
@@ -17,16 +17,27 @@ GrammarCache::GrammarPtr GrammarCache::get(const std::string& key, const std::fu
         if (GrammarPtr hit = find(key)) return hit;
     }
     GrammarPtr compiled = compile();  // unlocked: other requests need not wait for a big schema
+    const std::size_t bytes = key.capacity() + (compiled != nullptr ? compiled->memory_bytes() : 0);
     std::lock_guard lock(mutex_);
     if (GrammarPtr raced = find(key)) return raced;  // another request compiled it meanwhile: share that one
-    entries_.emplace_front(key, compiled);
-    if (entries_.size() > capacity_) entries_.pop_back();
+    if (bytes > max_bytes_) return compiled;          // too large to keep: it serves this request only
+    entries_.push_front({key, compiled, bytes});
+    bytes_ += bytes;
+    while (bytes_ > max_bytes_ || entries_.size() > max_grammars_) {
+        bytes_ -= entries_.back().bytes;
+        entries_.pop_back();
+    }
     return compiled;
 }
 
 std::size_t GrammarCache::size() const {
     std::lock_guard lock(mutex_);
     return entries_.size();
+}
+
+std::size_t GrammarCache::bytes() const {
+    std::lock_guard lock(mutex_);
+    return bytes_;
 }
 
 }  // namespace forge::app::serve

@@ -1,6 +1,7 @@
 #include "app/serve/openai_request.h"
 
 #include "core/json.h"
+#include "models/llm/grammar/grammar_limits.h"
 #include "models/llm/grammar/json_schema.h"
 #include "models/llm/grammar/response_format.h"
 
@@ -336,6 +337,8 @@ void parse_structured_output(const json& body, const RequestLimits& limits, Comp
         r.grammar = compiled(key, [&] { return llm::tools::tool_call_grammar(limits.tool_format, *tools, r.tool_choice, parallel); });
     } catch (const llm::grammar::SchemaError& e) {
         throw schema_error(e);
+    } catch (const llm::grammar::GrammarLimitError& e) {  // too large or too ambiguous, where no schema path applies
+        throw invalid_request(e.what(), format != nullptr ? "response_format" : "tools", "invalid_schema");
     }
 }
 

@@ -265,7 +265,16 @@ void Scheduler::advance(std::int64_t s, std::span<const float> logits) {
     Slot& slot = slots_[sz(s)];
     slot.last_used = steps_;
     if (slot.prompt_read == Clock::time_point{}) slot.prompt_read = Clock::now();  // its first logits
-    const std::optional<std::int32_t> id = slot.generation->next(logits, slot.piece);
+    std::optional<std::int32_t> id;
+    try {
+        id = slot.generation->next(logits, slot.piece);
+    } catch (const Error& e) {
+        // The request's own input failed it here (a grammar too ambiguous at this point of the
+        // text, models/llm/grammar/grammar_limits.h): that request ends with the error, the
+        // others run on.
+        slot.result.error = e.what();
+        return release(s, FinishReason::Cancelled);
+    }
     bool go_on = true;
     if (!slot.piece.empty()) {
         slot.result.text += slot.piece;

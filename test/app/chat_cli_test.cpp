@@ -158,6 +158,22 @@ TEST(LlmCliBadInput, TokenIdOutOfRange) {
                  "token id 511 at position 1 is out of range [0, 511)");
 }
 
+TEST(LlmCliBadInput, HostileGrammarsAreErrorsNotCrashes) {
+    // --regex is checked as it is parsed: a usage error (exit 2) before the model loads. It
+    // was a stack overflow, and a count past the limit was taken as literal text.
+    for (const char* pattern : {"(a?){0,99999}", "a{99999999999999999999}", "(?=x)"}) {
+        const ForgeRun run = forge("chat " + quoted(kModel) + " -p hi --regex " + quoted(pattern));
+        EXPECT_EQ(run.status, 2) << pattern << ": " << run.err;
+        EXPECT_THAT(run.err, HasSubstr("forge: error: --regex: regex"));
+        EXPECT_THAT(run.err, HasSubstr("Run 'forge chat --help'"));
+    }
+    // A --json-schema file that refers to itself names the file and the path (exit 1: the file's fault).
+    const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_self.schema.json";
+    std::ofstream(path) << R"({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})";
+    expect_error(forge("chat " + quoted(kModel) + " -p hi --json-schema " + quoted(path)), "#/$defs/a/$ref");
+    std::remove(path.c_str());
+}
+
 TEST(LlmCliBadInput, PromptLongerThanTheContext) {
     expect_error(forge("chat " + quoted(kModel) + " --temp 0 --ctx 8 -p " + quoted("a much longer prompt than eight tokens")),
                  "the context is full");

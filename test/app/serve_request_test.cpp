@@ -6,6 +6,7 @@
 #include "app/serve/openai_request.h"
 #include "app/serve/openai_response.h"
 #include "app/serve/prompt_budget.h"
+#include "models/llm/grammar/json_schema.h"
 
 #include <gtest/gtest.h>
 
@@ -177,7 +178,7 @@ TEST(ServeRequest, TheSameSchemaSharesOneCompiledGrammar) {
     const json a = schema_body({{"type", "integer"}}), b = schema_body({{"type", "boolean"}});
     EXPECT_NE(chat(a).grammar, chat(a).grammar);  // without a cache: compiled each time
 
-    GrammarCache grammars(2);
+    GrammarCache grammars(GrammarCache::kDefaultMaxBytes, 2);
     RequestLimits limits = kLimits;
     limits.grammars = &grammars;
     const auto grammar_of = [&](const json& body) { return parse_request(Endpoint::ChatCompletions, body, limits).grammar; };
@@ -187,6 +188,44 @@ TEST(ServeRequest, TheSameSchemaSharesOneCompiledGrammar) {
     EXPECT_EQ(grammar_of(tools_body), grammar_of(tools_body));
     EXPECT_EQ(grammars.size(), 2u);  // b and the tools; a was the least recently used
     EXPECT_NE(grammar_of(a), first);
+}
+
+TEST(ServeRequest, TheGrammarCacheIsBoundedByBytes) {
+    // A 600-byte schema can compile to megabytes: the cache counts what it holds.
+    const auto compile = [](int n) {
+        return [n] { return llm::grammar::compile_json_schema(json{{"type", "string"}, {"maxLength", n}}); };
+    };
+    const auto size = [&](int n) { return compile(n)()->memory_bytes(); };
+    GrammarCache grammars(size(5000) + size(5001) + size(5002));
+    const auto first = grammars.get("a", compile(5000));
+    grammars.get("b", compile(5001));
+    grammars.get("c", compile(5002));  // with the keys, past the budget: "a" goes
+    EXPECT_LE(grammars.bytes(), size(5000) + size(5001) + size(5002));
+    EXPECT_EQ(grammars.size(), 2u);
+    EXPECT_NE(grammars.get("a", compile(5000)), first);
+
+    GrammarCache small(size(5000) / 2);  // a grammar over the whole budget serves, is not kept
+    const auto alone = small.get("a", compile(5000));
+    EXPECT_NE(alone, nullptr);
+    EXPECT_EQ(small.size(), 0u);
+    EXPECT_NE(small.get("a", compile(5000)), alone);
+}
+
+TEST(ServeRequest, HostileSchemasAndPatternsAreA400NamingTheField) {
+    const auto schema_refused = [](const json& schema) {
+        return chat_refused({{"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "s"}, {"schema", schema}}}}}});
+    };
+    EXPECT_EQ(schema_refused({{"type", "string"}, {"pattern", "^(a?){0,99999}$"}}), "response_format.json_schema.schema/pattern");
+    EXPECT_EQ(schema_refused({{"type", "string"}, {"pattern", "a{99999999999999999999}"}}), "response_format.json_schema.schema/pattern");
+    EXPECT_EQ(schema_refused(json::parse(R"({"$ref": "#"})")), "response_format.json_schema.schema/$ref");
+    EXPECT_EQ(schema_refused(json::parse(R"({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})")),
+              "response_format.json_schema.schema/$defs/a/$ref");
+    json tool = kWeather;
+    tool["function"]["parameters"] = {{"type", "object"}, {"properties", {{"q", {{"type", "string"}, {"pattern", "(a?){0,99999}"}}}}}};
+    EXPECT_EQ(chat_refused({{"tools", json::array({tool})}, {"tool_choice", "required"}}), "tools[0].function.parameters/properties/q/pattern");
+    // Repeating what can be empty is a pattern like any other now (was a 500 "left recursion").
+    EXPECT_NE(chat({{"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "s"}, {"schema", {{"type", "string"}, {"pattern", "^(a*)*$"}}}}}}}}).grammar,
+              nullptr);
 }
 
 TEST(ServeRequest, BadOrUnsupportedSchemasAreRefusedWithTheirPath) {

@@ -9,7 +9,9 @@
 - chat_template: the real templates of test/data/chat_templates, each with a conversation;
 - tokenizer: texts in several scripts, with and without special tokens;
 - serve_request: a byte choosing the endpoint (even: chat, odd: completions), then a request
-  body using each field forge serve reads."""
+  body using each field forge serve reads, and the hostile bodies of issue 32 (regression_*);
+- grammar: a byte choosing a regex (even) or a JSON Schema (odd), the pattern or schema, NUL,
+  then text to walk through its grammar: everyday ones and the hostile ones of issue 32."""
 import ctypes
 import glob
 import json
@@ -186,9 +188,58 @@ def serve_request_seeds(corpus):
         # issue 32's probes: a long prompt (the probe's was 8 MiB, refused by its bytes before tokenizing)
         "completion_long_prompt": {"prompt": "Once upon a time " * 64, "max_tokens": 1},
     }
+    pattern = lambda p: {"type": "json_schema", "json_schema": {"name": "p", "schema": {"type": "string", "pattern": p}}}
+    schema_format = lambda s: {"type": "json_schema", "json_schema": {"name": "p", "schema": s}}
+    letters = {"type": "object", "properties": {f"p{i}": {"type": "string", "pattern": "^%s{0,99999}$" % chr(65 + i)}
+                                                for i in range(25)}}
+    hostile_tool = dict(tool, function=dict(tool["function"], parameters={"type": "string", "pattern": "(a?){0,99999}"}))
+    chat.update({  # issue 32: each crashed, stalled or answered 500 / bad_alloc
+        "regression_nullable_repeat_99999": {"messages": user, "response_format": pattern("^(a?){0,99999}$")},
+        "regression_nullable_repeat_6000": {"messages": user, "max_tokens": 8, "response_format": pattern("(a?){0,6000}")},
+        "regression_nullable_repeat_tool": {"messages": user, "tools": [hostile_tool], "tool_choice": "required"},
+        "regression_25_big_repeats": {"messages": user, "response_format": schema_format(letters)},
+        "regression_star_of_star": {"messages": user, "response_format": pattern("(a*)*")},
+        "regression_star_of_empty": {"messages": user, "response_format": pattern("(|a)*")},
+        "regression_huge_count": {"messages": user, "response_format": pattern("a{99999999999999999999}")},
+        "regression_self_ref_root": {"messages": user, "response_format": schema_format({"$ref": "#"})},
+        "regression_self_ref_defs": {"messages": user, "response_format": schema_format(
+            {"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})},
+        "regression_enum_5000": {"messages": user, "response_format": schema_format(
+            {"enum": ["value-%d" % i for i in range(5000)]})},
+    })
     files = {name + ".json": b"\0" + json.dumps(body).encode() for name, body in chat.items()}
     files.update({name + ".json": b"\1" + json.dumps(body).encode() for name, body in completions.items()})
     write_all(os.path.join(corpus, "serve_request"), files)
+
+
+def grammar_seeds(corpus):
+    regexes = {
+        "regex_classes": (r"^[a-c]+\d{2,3}(x|yz)?$", "ab12x"),
+        "regex_unicode": ("[^a]é.", "bé€"),
+        "regex_date": (r"\d{4}-\d{2}-\d{2}", "2026-12-04"),
+        "regex_nullable_repeat": ("(a?){0,6000}", "a" * 64),
+        "regex_nullable_repeat_99999": ("(a?){0,99999}", "aaaa"),
+        "regex_star_of_star": ("(a*)*b", "aaab"),
+        "regex_star_of_empty": ("(|a)*", "aaaa"),
+        "regex_empty_groups": ("(()|a){3,}((a?)(b?))*", "abab"),
+        "regex_huge_count": ("a{99999999999999999999}", "a"),
+        "regex_ambiguous": ("a{0,2000}a{0,2000}", "a" * 1100),
+        "regex_literal_brace": ("a{,5}", "a{,5}"),
+    }
+    schemas = {
+        "schema_object": ({"type": "object", "properties": {"n": {"type": "integer", "minimum": -5, "maximum": 300},
+                                                            "s": {"type": "string", "maxLength": 4}}, "required": ["n"]},
+                          '{"n": 42, "s": "ab"}'),
+        "schema_recursive": ({"type": "array", "items": {"$ref": "#"}}, "[[], [[]]]"),
+        "schema_self_ref": ({"$ref": "#"}, "1"),
+        "schema_self_ref_defs": ({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}, "1"),
+        "schema_enum": ({"enum": ["value-%d" % i for i in range(300)] + [42, None]}, '"value-123"'),
+        "schema_patterns": ({"type": "object", "properties": {f"p{i}": {"type": "string", "pattern": "^%s{0,9999}$" % chr(65 + i)}
+                                                               for i in range(3)}}, '{"p0": "AAA"}'),
+    }
+    files = {name: b"\0" + pattern.encode() + b"\0" + text.encode() for name, (pattern, text) in regexes.items()}
+    files.update({name: b"\1" + json.dumps(schema).encode() + b"\0" + text.encode() for name, (schema, text) in schemas.items()})
+    write_all(os.path.join(corpus, "grammar"), files)
 
 
 def main():
@@ -200,6 +251,7 @@ def main():
     chat_template_seeds(corpus)
     tokenizer_seeds(corpus)
     serve_request_seeds(corpus)
+    grammar_seeds(corpus)
     corpus = os.path.join(corpus, "gguf")
     os.makedirs(corpus, exist_ok=True)
     every = [("u8", 0, 7), ("i8", 1, -7), ("u16", 2, 700), ("i16", 3, -700), ("u32", 4, 70000), ("i32", 5, -70000),

@@ -1,14 +1,20 @@
 #include "models/llm/grammar/json_schema.h"
 
+#include "models/llm/grammar/grammar_limits.h"
 #include "models/llm/grammar/integer_range.h"
+#include "models/llm/grammar/literal_trie.h"
+#include "models/llm/grammar/matcher.h"
 #include "models/llm/grammar/regex.h"
 #include "models/llm/grammar/utf8_ranges.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 namespace forge::llm::grammar {
 
@@ -48,6 +54,7 @@ public:
     Symbol any_value();
 
 private:
+    Symbol compile_schema(const json& s, const std::string& path);
     [[noreturn]] void fail_at(const std::string& path, const std::string& message) const { throw SchemaError(path, message); }
     void check_keywords(const json& s, const std::string& path) const;
     Symbol reference(const std::string& ref, const std::string& path);
@@ -67,9 +74,31 @@ private:
     GrammarBuilder& b_;
     const json& root_;
     std::map<std::string, std::uint32_t> refs_;  // "$ref" -> its rule (declared first: recursion)
+    // The $refs being compiled since the last '{' or '[': meeting one again is a rule that
+    // reaches itself before writing anything (left recursion), refused with its path.
+    std::vector<std::string> unguarded_;
     std::optional<Symbol> any_value_;
     int depth_ = 0;
 };
+
+// The JSON texts of `list` when every schema in it is a `const` or an `enum` (with annotations
+// at most), so an anyOf of thousands of constants is one trie, as an enum is; else nothing.
+std::optional<std::vector<std::string>> constant_texts(const json& list) {
+    std::vector<std::string> texts;
+    for (const json& s : list) {
+        if (!s.is_object() || s.contains("const") == s.contains("enum")) return std::nullopt;
+        for (const auto& [key, value] : s.items()) {
+            if (key != "const" && key != "enum" && !kAnnotations.contains(key)) return std::nullopt;
+        }
+        if (s.contains("const")) {
+            texts.push_back(s["const"].dump());
+            continue;
+        }
+        if (!s["enum"].is_array() || s["enum"].empty()) return std::nullopt;  // compiled alone, for its error
+        for (const json& v : s["enum"]) texts.push_back(v.dump());
+    }
+    return texts;
+}
 
 void SchemaCompiler::check_keywords(const json& s, const std::string& path) const {
     for (const auto& [key, value] : s.items()) {
@@ -143,11 +172,14 @@ int SchemaCompiler::count(const json& s, const char* key, const std::string& pat
     if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
         fail_at(child(path, key), "must be a non-negative integer");
     const auto n = v.get<std::uint64_t>();
-    if (n > 10000) fail_at(child(path, key), fmt::format("{} is over the supported 10000", n));
+    if (n > static_cast<std::uint64_t>(kMaxRepeat)) fail_at(child(path, key), fmt::format("{} is over the supported {}", n, kMaxRepeat));
     return static_cast<int>(n);
 }
 
 Symbol SchemaCompiler::reference(const std::string& ref, const std::string& path) {
+    if (std::find(unguarded_.begin(), unguarded_.end(), ref) != unguarded_.end())
+        fail_at(path, fmt::format("\"{}\" refers back to itself before any JSON is written (left recursion: "
+                                  "the schema describes no finite value)", ref));
     if (auto it = refs_.find(ref); it != refs_.end()) return {Symbol::Kind::Rule, it->second};
     if (ref.empty() || ref[0] != '#') fail_at(path, fmt::format("only local references (#...) are supported, not \"{}\"", ref));
     const json* target = &root_;
@@ -163,7 +195,9 @@ Symbol SchemaCompiler::reference(const std::string& ref, const std::string& path
     }
     const std::uint32_t rule = b_.declare("ref");
     refs_.emplace(ref, rule);
+    unguarded_.push_back(ref);
     const Symbol body = compile(*target, ref);
+    unguarded_.pop_back();
     b_.define(rule, {{body}});
     return {Symbol::Kind::Rule, rule};
 }
@@ -176,6 +210,16 @@ Symbol SchemaCompiler::compile(const json& s, const std::string& path) {
         ~Depth() { --d; }
     } depth(depth_);
     if (depth_ > kMaxSchemaDepth) fail_at(path, fmt::format("nested deeper than {} subschemas", kMaxSchemaDepth));
+    try {
+        return compile_schema(s, path);
+    } catch (const SchemaError&) {
+        throw;
+    } catch (const GrammarLimitError& e) {  // the grammar ran past a bound here: name this place
+        fail_at(path, e.what());
+    }
+}
+
+Symbol SchemaCompiler::compile_schema(const json& s, const std::string& path) {
     if (s.is_boolean()) {
         if (!s.get<bool>()) fail_at(path, "the schema false matches nothing");
         return any_value();
@@ -190,14 +234,15 @@ Symbol SchemaCompiler::compile(const json& s, const std::string& path) {
     if (s.contains("enum")) {
         const json& values = s["enum"];
         if (!values.is_array() || values.empty()) fail_at(child(path, "enum"), "must be a non-empty array");
-        std::vector<Sequence> alternatives;
-        for (const json& v : values) alternatives.push_back(b_.literal(v.dump()));
-        return b_.rule("enum", std::move(alternatives));
+        std::vector<std::string> texts;
+        for (const json& v : values) texts.push_back(v.dump());
+        return literal_choice(b_, texts);
     }
     for (const char* key : {"anyOf", "oneOf"}) {
         if (!s.contains(key)) continue;
         const json& list = s[key];
         if (!list.is_array() || list.empty()) fail_at(child(path, key), "must be a non-empty array");
+        if (auto texts = constant_texts(list)) return literal_choice(b_, *texts);  // a choice of constants: one trie
         std::vector<Sequence> alternatives;
         for (std::size_t i = 0; i < list.size(); ++i) alternatives.push_back({compile(list[i], child(child(path, key), std::to_string(i)))});
         return b_.rule(key, std::move(alternatives));
@@ -234,7 +279,22 @@ Symbol SchemaCompiler::typed(const json& s, const std::string& type, const std::
     fail_at(child(path, "type"), fmt::format("unknown type \"{}\"", type));
 }
 
+// While the members or items of a '{' or '[' compile, $refs met before it are guarded: the
+// bracket is written first.
+class Guarded {
+public:
+    explicit Guarded(std::vector<std::string>& unguarded) : unguarded_(unguarded), saved_(std::exchange(unguarded, {})) {}
+    ~Guarded() { unguarded_ = std::move(saved_); }
+    Guarded(const Guarded&) = delete;
+    Guarded& operator=(const Guarded&) = delete;
+
+private:
+    std::vector<std::string>& unguarded_;
+    std::vector<std::string> saved_;
+};
+
 Symbol SchemaCompiler::object(const json& s, const std::string& path) {
+    const Guarded guarded(unguarded_);
     const json empty = json::object();
     const json& properties = s.value("properties", empty);
     if (!properties.is_object()) fail_at(child(path, "properties"), "must be an object");
@@ -298,6 +358,7 @@ Symbol SchemaCompiler::object(const json& s, const std::string& path) {
 }
 
 Symbol SchemaCompiler::array(const json& s, const std::string& path) {
+    const Guarded guarded(unguarded_);
     const int min = count(s, "minItems", path, 0);
     const int max = s.contains("maxItems") ? count(s, "maxItems", path, 0) : -1;
     if (max >= 0 && max < min) fail_at(child(path, "maxItems"), "is below minItems");
@@ -422,7 +483,13 @@ std::shared_ptr<const Grammar> compile_json_schema(const json& schema) {
     GrammarBuilder builder;
     const Symbol value = json_schema_symbol(builder, schema, schema);
     const Symbol root = builder.rule("root", {{value}});
-    return std::make_shared<const Grammar>(std::move(builder).build(root.index));
+    try {
+        auto grammar = std::make_shared<const Grammar>(std::move(builder).build(root.index));
+        check_first_state(grammar);
+        return grammar;
+    } catch (const GrammarLimitError& e) {
+        throw SchemaError("#", e.what());
+    }
 }
 
 std::shared_ptr<const Grammar> compile_json_schema(const nlohmann::json& schema) {

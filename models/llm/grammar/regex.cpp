@@ -1,6 +1,8 @@
 #include "models/llm/grammar/regex.h"
 
 #include "core/error.h"
+#include "models/llm/grammar/grammar_limits.h"
+#include "models/llm/grammar/matcher.h"
 #include "models/llm/grammar/utf8_ranges.h"
 
 #include <fmt/format.h>
@@ -38,8 +40,10 @@ public:
 
 private:
     [[noreturn]] void fail_here(const std::string& what) const {
-        throw Error(fmt::format("regex \"{}\" at offset {}: {}", p_, pos_, what));
+        throw Error(fmt::format("regex \"{}\" at offset {}: {}", shown(), pos_, what));
     }
+    // The pattern for an error message: a long one only by its start (errors end in responses).
+    std::string shown() const { return p_.size() <= 80 ? std::string(p_) : fmt::format("{}...", p_.substr(0, 77)); }
     bool escaped_at(std::size_t i) const {
         std::size_t slashes = 0;
         while (i > slashes && p_[i - 1 - slashes] == '\\') ++slashes;
@@ -84,19 +88,32 @@ private:
     bool braces(int& min, int& max) {  // {n} {n,} {n,m}; a '{' not starting one is a literal
         const std::size_t start = pos_;
         ++pos_;
-        auto number = [&](int& out) {
-            const std::size_t first = pos_;
-            out = 0;
-            while (!at_end() && std::isdigit(static_cast<unsigned char>(peek())) && out < 100000) out = out * 10 + (p_[pos_++] - '0');
-            return pos_ > first;
-        };
-        if (!number(min)) return pos_ = start, false;
+        if (!count(min)) return pos_ = start, false;
         max = min;
         if (eat(',')) {
-            if (!number(max)) max = -1;
+            if (!count(max)) max = -1;
         }
         if (!eat('}')) return pos_ = start, false;
         if (max >= 0 && max < min) fail_here("repetition {n,m} with m < n");
+        return true;
+    }
+
+    // The digits of a repetition count; one past kMaxRepeat is an error, not literal text.
+    bool count(int& out) {
+        const std::size_t first = pos_;
+        while (!at_end() && std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
+        const std::string_view digits = p_.substr(first, pos_ - first);
+        if (digits.empty()) return false;
+        out = 0;
+        for (char d : digits) {
+            out = out * 10 + (d - '0');
+            if (out > kMaxRepeat) {
+                pos_ = first;
+                throw GrammarLimitError(fmt::format("regex \"{}\" at offset {}: repetition count {} is over the supported {}", shown(),
+                                                    first, digits.size() <= 20 ? std::string(digits) : fmt::format("{}...", digits.substr(0, 20)),
+                                                    kMaxRepeat));
+            }
+        }
         return true;
     }
 
@@ -277,13 +294,18 @@ std::shared_ptr<const Grammar> compile_regex(std::string_view pattern) {
     bool start = false, end = false;
     const Symbol body = compiler.compile(start, end);
     const Symbol root = builder.rule("root", {{body}});
-    return std::make_shared<const Grammar>(std::move(builder).build(root.index));
+    auto grammar = std::make_shared<const Grammar>(std::move(builder).build(root.index));
+    check_first_state(grammar);
+    return grammar;
 }
 
 Symbol json_string_regex(GrammarBuilder& builder, std::string_view pattern) {
     RegexCompiler compiler(builder, pattern, true);
     bool start = false, end = false;
     const Symbol body = compiler.compile(start, end);
+    // Unanchored on both sides, a pattern that can match nothing is found in every string:
+    // "anything" alone says so without one parse per place the empty match could sit.
+    if (!start && !end && builder.nullable(body)) return builder.rule("pattern", {{builder.byte('"'), compiler.anything(), builder.byte('"')}});
     Sequence sequence{builder.byte('"')};
     if (!start) sequence.push_back(compiler.anything());
     sequence.push_back(body);

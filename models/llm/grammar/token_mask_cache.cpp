@@ -11,6 +11,7 @@ std::shared_ptr<const PositionMask> TokenMaskCache::get(std::span<const std::uin
     // Computed outside the lock: two requests may both compute a new position once; both agree.
     auto mask = compute(positions, matcher);
     std::lock_guard lock(mutex_);
+    if (masks_.size() >= kMaxCachedMasks) return mask;  // full: used for this step only
     return masks_.emplace(std::move(key), std::move(mask)).first->second;
 }
 

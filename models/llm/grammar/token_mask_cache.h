@@ -24,6 +24,11 @@
 namespace forge::llm::grammar {
 
 constexpr std::size_t kContextFrames = 3;
+// Masks kept per (grammar, vocabulary): a mask is a bit per token (19 KB on the 151k Qwen3
+// vocabulary), and a grammar whose positions never repeat (each level of `[a-z]{0,10000}` is
+// its own) would keep one per token generated. Past this many, new masks are computed for
+// their step and not kept: ~20 MB per grammar on that vocabulary.
+constexpr std::size_t kMaxCachedMasks = 1024;
 
 struct PositionMask {
     std::vector<std::uint64_t> allowed;   // bit per token: allowed whatever the frames below are

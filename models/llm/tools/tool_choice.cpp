@@ -1,6 +1,8 @@
 #include "models/llm/tools/tool_choice.h"
 
+#include "models/llm/grammar/grammar_limits.h"
 #include "models/llm/grammar/json_schema.h"
+#include "models/llm/grammar/matcher.h"
 
 namespace forge::llm::tools {
 
@@ -107,19 +109,25 @@ std::shared_ptr<const grammar::Grammar> tool_call_grammar(ToolFormat format, con
                                                           bool parallel_tool_calls) {
     if (choice.mode == ToolChoiceMode::Auto || choice.mode == ToolChoiceMode::None) return nullptr;
     check_tools(tools);
-    GrammarBuilder b;
-    std::vector<GrammarBuilder::Sequence> alternatives;
-    for (std::size_t i = 0; i < tools.size(); ++i) {
-        if (choice.mode == ToolChoiceMode::Function && tools[i]["function"]["name"] != choice.function) continue;
-        alternatives.push_back(call_of(b, format, tools[i], i));
+    try {
+        GrammarBuilder b;
+        std::vector<GrammarBuilder::Sequence> alternatives;
+        for (std::size_t i = 0; i < tools.size(); ++i) {
+            if (choice.mode == ToolChoiceMode::Function && tools[i]["function"]["name"] != choice.function) continue;
+            alternatives.push_back(call_of(b, format, tools[i], i));
+        }
+        const Symbol one = b.rule("call", std::move(alternatives));
+        // Several calls (Hermes only: Llama's JSON format writes one): separated by whitespace.
+        const int most = parallel_tool_calls && format == ToolFormat::Hermes ? kMaxParallelCalls : 1;
+        const Symbol ws = grammar::json_whitespace(b);
+        const Symbol calls = b.rule("calls", {{one, b.repeat("more-calls", {ws, one}, 0, most - 1)}});
+        const Symbol root = b.rule("root", {{calls}});
+        auto g = std::make_shared<const grammar::Grammar>(std::move(b).build(root.index));
+        grammar::check_first_state(g);
+        return g;
+    } catch (const grammar::GrammarLimitError& e) {  // the tools together (names, schemas) are too large
+        throw SchemaError("tools", e.what());
     }
-    const Symbol one = b.rule("call", std::move(alternatives));
-    // Several calls (Hermes only: Llama's JSON format writes one): separated by whitespace.
-    const int most = parallel_tool_calls && format == ToolFormat::Hermes ? kMaxParallelCalls : 1;
-    const Symbol ws = grammar::json_whitespace(b);
-    const Symbol calls = b.rule("calls", {{one, b.repeat("more-calls", {ws, one}, 0, most - 1)}});
-    const Symbol root = b.rule("root", {{calls}});
-    return std::make_shared<const grammar::Grammar>(std::move(b).build(root.index));
 }
 
 }  // namespace forge::llm::tools

@@ -93,6 +93,54 @@ test("a disconnect while a non-streamed request runs cancels it and frees its sl
     await stillServes();
 });
 
+// Issue 32: each of these crashed the server, stalled it for minutes, took gigabytes or was a 500.
+test("hostile schemas and patterns: a 400 naming the field, quickly; the server serves on", async () => {
+    const pattern = (p) => ({type: "json_schema", json_schema: {name: "p", schema: {type: "string", pattern: p}}});
+    const schema = (s) => ({type: "json_schema", json_schema: {name: "p", schema: s}});
+    const letters = {type: "object", properties: Object.fromEntries(
+        Array.from({length: 25}, (_, i) => [`p${i}`, {type: "string", pattern: `^${String.fromCharCode(65 + i)}{0,99999}$`}]))};
+    const refused = [
+        [pattern("^(a?){0,99999}$"), "response_format.json_schema.schema/pattern"],
+        [pattern("a{99999999999999999999}"), "response_format.json_schema.schema/pattern"],
+        [schema(letters), "response_format.json_schema.schema/properties/p0/pattern"],
+        [schema({$ref: "#"}), "response_format.json_schema.schema/$ref"],
+        [schema({$defs: {a: {$ref: "#/$defs/a"}}, $ref: "#/$defs/a"}), "response_format.json_schema.schema/$defs/a/$ref"],
+    ];
+    const t0 = Date.now();
+    for (const [format, param] of refused) {
+        const r = await fetch(`${server.url}/v1/chat/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({messages: [{role: "user", content: "hi"}], max_tokens: 8, response_format: format})});
+        assert.equal(r.status, 400, param);
+        const e = (await r.json()).error;
+        assert.equal(e.type, "invalid_request_error");
+        assert.equal(e.param, param);
+    }
+    // Compiled now, without one parse per repetition: answered like any request.
+    for (const p of ["(a?){0,6000}", "^(a?){0,6000}$", "^(a*)*$", "^(|a)*$"]) {
+        const r = await fetch(`${server.url}/v1/chat/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({messages: [{role: "user", content: "hi"}], max_tokens: 8, response_format: pattern(p)})});
+        assert.equal(r.status, 200, p);
+        const content = (await r.json()).choices[0].message.content;
+        if (p.startsWith("^")) assert.match(content, /^"a*"?$/);  // a JSON string of a's, maybe cut by max_tokens
+    }
+    assert.ok(Date.now() - t0 < 10000, "hostile grammars took too long");  // measured: 0.17 s (load average 2)
+    await stillServes();
+});
+
+test("a pattern that grows too ambiguous partway through the answer ends that request with an error", async () => {
+    // No end before 1500 a's, and each a may belong to either run: the parses grow by one per
+    // byte until the matcher's bound (1024). Measured: a 400 after 1.1 s; before, the scheduler
+    // thread would have thrown (or crawled).
+    const t0 = Date.now();
+    const r = await fetch(`${server.url}/v1/chat/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({messages: [{role: "user", content: "hi"}], max_tokens: 3000, temperature: 0,
+            response_format: {type: "json_schema", json_schema: {name: "p", schema: {type: "string", pattern: "^a{0,3000}a{1500}$"}}}})});
+    assert.equal(r.status, 400);
+    assert.match((await r.json()).error.message, /too ambiguous/);
+    assert.ok(Date.now() - t0 < 20000, "took too long");
+    await stillServes();
+});
+
 test("SIGTERM mid-stream: the stream ends with an error event and the server exits 0", async () => {
     const r = await fetch(`${server.url}/v1/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
         body: JSON.stringify(long)});

@@ -21,10 +21,7 @@ const json kTools = json::parse(R"([
   {"type": "function", "function": {"name": "add", "parameters": {"type": "object",
      "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}}}])");
 
-bool matches(const std::shared_ptr<const grammar::Grammar>& g, std::string_view text) {
-    grammar::Matcher m(g);
-    return m.accept(text) && m.complete();
-}
+using grammar::matches;
 
 TEST(ToolChoice, ParsesTheFourChoices) {
     EXPECT_EQ(parse_tool_choice(nullptr, kTools).mode, ToolChoiceMode::Auto);
