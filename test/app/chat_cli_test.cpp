@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -127,6 +128,14 @@ std::string edited_model(const std::string& name, const std::string& key, const 
     return path;
 }
 
+// A path for --out in the test's folder that nothing has written yet. (/dev/null is refused as an
+// output before any work: forge writes through a temporary file renamed over the target.)
+std::string unwritten_output(const std::string& name) {
+    const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
+    std::remove(path.c_str());
+    return path;
+}
+
 void expect_error(const ForgeRun& run, const std::string& message) {
     EXPECT_EQ(run.status, 1);
     EXPECT_TRUE(run.out.empty()) << run.out;
@@ -149,13 +158,17 @@ TEST(LlmCliBadInput, UnsupportedArchitecture) {
 
 TEST(LlmCliBadInput, MissingTensor) {
     const std::string path = edited_model("no_ffn_up.gguf", "", "", "blk.0.ffn_up.weight");
-    expect_error(forge("logits " + quoted(path) + " --tokens 1,2 --out /dev/null"), "tensor blk.0.ffn_up.weight is missing");
+    const std::string out = unwritten_output("no_ffn_up.f32");
+    expect_error(forge("logits " + quoted(path) + " --tokens 1,2 --out " + quoted(out)), "tensor blk.0.ffn_up.weight is missing");
+    EXPECT_FALSE(std::filesystem::exists(out));  // a failed run leaves no output
     std::remove(path.c_str());
 }
 
 TEST(LlmCliBadInput, TokenIdOutOfRange) {
-    expect_error(forge("logits " + quoted(kModel) + " --tokens 1,511 --out /dev/null"),
+    const std::string out = unwritten_output("token_out_of_range.f32");
+    expect_error(forge("logits " + quoted(kModel) + " --tokens 1,511 --out " + quoted(out)),
                  "token id 511 at position 1 is out of range [0, 511)");
+    EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(LlmCliBadInput, HostileGrammarsAreErrorsNotCrashes) {
