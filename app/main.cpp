@@ -1,6 +1,7 @@
 // forge: one executable, one subcommand per job. This file sets up what every subcommand
 // shares (logging, threads, --version) and turns errors into one message and an exit code.
 #include "app/cli_checks.h"
+#include "app/command_suggestion.h"
 #include "app/commands.h"
 #include "core/distributed/world.h"
 #include "core/error.h"
@@ -18,6 +19,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -106,6 +108,10 @@ int main(int argc, char** argv) {
         forge.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return forge.exit(e);  // --help, --help-all: print and succeed
+        // A misspelt command surfaces as "not expected" (forge chta) or "a subcommand is
+        // required" (forge train gtp): say which word, and what it was probably meant to be.
+        const std::span<const std::string> words(args.begin() + 1, args.end());
+        if (const auto misspelt = forge::app::misspelt_command(forge, words)) return usage_error(forge, *misspelt);
         return usage_error(forge, e.what());
     }
 

@@ -36,6 +36,22 @@ TEST(CliErrors, UsageErrorsExit2WithAHint) {
     EXPECT_THAT(r.run.err, HasSubstr("forge logits --help"));
 }
 
+// A misspelt command names the word, the nearest command and the commands there are, at the
+// top level and inside a group (before: "The following argument was not expected: chta", and
+// "A subcommand is required" for `train gtp`).
+TEST(CliErrors, AMisspeltCommandSuggestsTheNearest) {
+    BoundedRun r = run_bounded("chta -p hi");
+    expect_usage_error(r, "'chta' is not a forge command. Did you mean 'chat'?");
+    EXPECT_THAT(r.run.err, HasSubstr("The commands are: bench, chat,"));
+    r = run_bounded("--threads 2 train gtp --steps 1");
+    expect_usage_error(r, "'gtp' is not a forge train command. Did you mean 'gpt'?");
+    EXPECT_THAT(r.run.err, HasSubstr("forge train --help"));
+    // Nothing close: CLI11's own message, no guess.
+    r = run_bounded("no-such-command");
+    expect_usage_error(r, "no-such-command");
+    EXPECT_THAT(r.run.err, Not(HasSubstr("Did you mean")));
+}
+
 TEST(CliErrors, HelpStillSucceeds) {
     const BoundedRun r = run_bounded("nam --help");
     EXPECT_EQ(r.run.status, 0);
