@@ -76,6 +76,10 @@ int main(int argc, char** argv) {
     CLI::App forge{"forge: a deep-learning stack in one C++ program"};
     forge.require_subcommand(0, 1);
     forge.set_help_all_flag("--help-all", "Show help for every subcommand");
+    // Global options may also follow the subcommand (`forge chat M.gguf --threads 2`): an option
+    // a subcommand does not know falls through to its parents. Set before the subcommands are
+    // added, which inherit it; a subcommand's own option of the same name still wins there.
+    forge.fallthrough();
 
     bool show_version = false;
     bool verbose = false;

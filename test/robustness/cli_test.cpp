@@ -52,6 +52,14 @@ TEST(CliErrors, AMisspeltCommandSuggestsTheNearest) {
     EXPECT_THAT(r.run.err, Not(HasSubstr("Did you mean")));
 }
 
+// Global options after the subcommand (issue 30): taken, and checked as before it.
+TEST(CliErrors, GlobalOptionsMayFollowTheSubcommand) {
+    const BoundedRun r = run_bounded("gguf info " + quoted(kModel) + " --quiet --threads 1");
+    EXPECT_EQ(r.run.status, 0) << r.run.err;  // before: "The following argument was not expected: --quiet"
+    EXPECT_THAT(r.run.out, HasSubstr("GGUF v3"));
+    expect_usage_error(run_bounded("gguf info " + quoted(kModel) + " --threads 0"), "--threads");
+}
+
 TEST(CliErrors, HelpStillSucceeds) {
     const BoundedRun r = run_bounded("nam --help");
     EXPECT_EQ(r.run.status, 0);
