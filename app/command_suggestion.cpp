@@ -25,10 +25,11 @@ std::int64_t edit_distance(const std::string& a, const std::string& b) {
     return asr::word_errors(characters(a), characters(b)).errors();
 }
 
+// The commands --help lists (a hidden one, in no group, is not suggested).
 std::vector<std::string> command_names(const CLI::App& app) {
     std::vector<std::string> names;
     for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-        if (!sub->get_name().empty()) names.push_back(sub->get_name());
+        if (!sub->get_name().empty() && !sub->get_group().empty()) names.push_back(sub->get_name());
     return names;
 }
 

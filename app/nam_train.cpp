@@ -230,7 +230,11 @@ void add_nam_train_commands(CLI::App& forge, CLI::App& nam, CommandTable& comman
     commands.add(signal_cmd, [o] { return capture_signal_command(*o); });
 
     commands.add(add_profile(nam, "profile", *o), [o] { return profile(*o); });
-    commands.add(add_profile(forge, "nam-profile", *o), [o] { return profile(*o); });
+    // `forge nam-profile`, the one-step spelling, works but is not listed: --help shows the
+    // command once, as `nam profile`.
+    CLI::App* one_step = add_profile(forge, "nam-profile", *o);
+    one_step->group("");
+    commands.add(one_step, [o] { return profile(*o); });
 }
 
 }  // namespace forge::app

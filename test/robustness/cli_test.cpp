@@ -60,6 +60,16 @@ TEST(CliErrors, GlobalOptionsMayFollowTheSubcommand) {
     expect_usage_error(run_bounded("gguf info " + quoted(kModel) + " --threads 0"), "--threads");
 }
 
+// `nam-profile` (the one-step spelling of `nam profile`) works but --help lists the command once.
+TEST(CliErrors, HelpListsEachCommandOnce) {
+    const BoundedRun help = run_bounded("--help");
+    EXPECT_EQ(help.run.status, 0);
+    EXPECT_THAT(help.run.out, Not(HasSubstr("nam-profile")));
+    const BoundedRun spelling = run_bounded("nam-profile --help");
+    EXPECT_EQ(spelling.run.status, 0);
+    EXPECT_THAT(spelling.run.out, HasSubstr("Capture an amp in one step"));
+}
+
 TEST(CliErrors, HelpStillSucceeds) {
     const BoundedRun r = run_bounded("nam --help");
     EXPECT_EQ(r.run.status, 0);
