@@ -7,6 +7,7 @@
 #include "app/bench_report.h"
 #include "app/bench_suites.h"
 #include "app/build_info.h"
+#include "app/cli_checks.h"
 #include "app/machine_info.h"
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
@@ -191,6 +192,11 @@ int run_compare(const CompareOptions& o) {
     const double threshold = parse_threshold(o.threshold).value();  // threshold_text() checked it
     check_report_paths(o);
     const bench::Record base = bench::read_record(o.base), next = bench::read_record(o.next);
+    // A record compared with itself (a typo, or a path through a link) says nothing about speed.
+    std::error_code not_comparable;
+    if (std::filesystem::equivalent(o.base, o.next, not_comparable))
+        fmt::print(stderr, "warning: {} and {} are the same file: every row compares with itself\n", printable(o.base),
+                   printable(o.next));
     const bench::Comparison comparison = bench::compare(base, next, threshold);
     const bench::Labels labels{std::filesystem::path(o.base).filename().string(), std::filesystem::path(o.next).filename().string()};
     const bool colour = isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr;

@@ -92,6 +92,7 @@ def main():
     verdicts = [line.split()[-1] for line in same.stdout.splitlines() if any(line.startswith(r["name"] + " ") for r in rows)]
     expect(len(verdicts) == len(rows) and set(verdicts) == {"same"}, f"self compare verdicts: {verdicts}")
     expect("\x1b[" not in same.stdout, "colour codes when stdout is not a terminal")
+    expect("are the same file" in same.stderr, f"self compare without the same-file warning: {same.stderr}")
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
