@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace forge::app {
@@ -48,6 +49,21 @@ struct Bench {
 };
 
 constexpr const char* kBenchNames = "machine, ops, quant, train, nam, llm";
+
+// --suite: quick, full, or names of benches, checked as the command line is parsed (exit 2).
+CLI::Validator suite_names() {
+    return CLI::Validator(
+        [](std::string& suite) -> std::string {
+            if (suite == "quick" || suite == "full") return {};
+            static const std::set<std::string> kKnown{"machine", "ops", "quant", "train", "nam", "llm"};
+            std::stringstream list(suite);
+            for (std::string name; std::getline(list, name, ',');)
+                if (!kKnown.contains(name))
+                    return fmt::format("unknown bench '{}' (quick, full, or a comma-separated list of {})", name, kBenchNames);
+            return {};
+        },
+        "SUITE");
+}
 
 std::vector<Bench> benches_of(const RunOptions& o, BenchPlan& plan) {
     std::vector<std::string> names;
@@ -219,7 +235,8 @@ void add_bench_run_commands(CLI::App& bench, CommandTable& commands) {
     auto run = std::make_shared<RunOptions>();
     CLI::App* run_cmd = bench.add_subcommand("run", "Run a suite of benches and write one benchmark record (JSON)");
     run_cmd->add_option("--suite", run->suite,
-                        fmt::format("quick (< 2 min on 2 cores), full (< 15 min), or a comma-separated list of {}", kBenchNames));
+                        fmt::format("quick (< 2 min on 2 cores), full (< 15 min), or a comma-separated list of {}", kBenchNames))
+        ->check(suite_names());
     run_cmd->add_option("--model", run->models, "A GGUF model for the llm bench (repeatable)")->check(CLI::ExistingFile);
     run_cmd->add_option("--out", run->out, "Write the record here (default: stdout)");
     run_cmd->add_option("--reps", run->reps, "Measured repetitions per row (default 5)")->check(CLI::Range(1, 1000));

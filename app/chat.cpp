@@ -214,7 +214,7 @@ void add_chat_command(CLI::App& forge, CommandTable& commands) {
         ->check(CLI::Range(std::int64_t{1}, infer::kMaxContext));
     cmd->add_option("--json-schema", o->json_schema_file, "Answers are JSON valid under this JSON Schema file");
     cmd->add_option("--regex", o->regex, "Answers match this regular expression (the grammar engine's subset)")->check(regex_pattern());
-    cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0");
+    cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0")->check(kv_cache_type());
     commands.add(cmd, [o] { return run_chat(*o); });
 }
 

@@ -7,12 +7,15 @@
 // never a silent default or a division by zero later.
 #pragma once
 
+#include "core/infer/kv_cache.h"
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -36,6 +39,26 @@ inline CLI::Validator finite_range(double min, double max) {
             return {};
         },
         fmt::format("FINITE in [{} - {}]", min, max));
+}
+
+// A value that `parse` accepts (it throws on anything else): the same check the command makes
+// when it runs, made while the command line is parsed, so a bad name is a usage error (exit 2).
+inline CLI::Validator accepted_by(std::function<void(const std::string&)> parse, std::string description) {
+    return CLI::Validator(
+        [parse = std::move(parse)](std::string& text) -> std::string {
+            try {
+                parse(text);
+                return {};
+            } catch (const std::exception& e) {
+                return e.what();
+            }
+        },
+        std::move(description));
+}
+
+// --kv-type of chat, logits and serve.
+inline CLI::Validator kv_cache_type() {
+    return accepted_by([](const std::string& name) { (void)infer::kv_type_from_name(name); }, "f16|f32|q8_0");
 }
 
 // A value that may not be empty: `--api-key "$KEY"` with KEY unset must be an error, not a

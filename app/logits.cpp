@@ -1,6 +1,7 @@
 // `forge logits MODEL.gguf --tokens 1,2,3 --out FILE [--ctx N] [--kv-type f16|f32]`: run the
 // model over the tokens and write every position's raw logits, little-endian float32
 // [n_tokens, n_vocab], one row per position. The comparison tool for llama.cpp parity.
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
@@ -70,7 +71,8 @@ void add_logits_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--out", o->out, "Output: little-endian float32 [n_tokens, n_vocab]")->required();
     cmd->add_option("--ctx", o->ctx, "Context size (default: the number of tokens)")
         ->check(CLI::Range(std::int64_t{1}, infer::kMaxContext));
-    cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f32 (default here, for exact comparisons) or f16");
+    cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f32 (default here, for exact comparisons), f16 or q8_0")
+        ->check(kv_cache_type());
     commands.add(cmd, [o] { return run_logits(*o); });
 }
 

@@ -46,7 +46,6 @@ int run_serve(serve::ServeOptions o, int threads) {
     if (threads > 0) ThreadPool::set_global_threads(threads);
     o.model = resolve_model(o);
     if (!o.api_key_file.empty()) o.api_key = read_api_key(o.api_key_file);
-    infer::kv_type_from_name(o.kv_type);  // a bad name fails here, before the server listens
     serve::Server server(std::move(o));
     return server.run();
 }
@@ -86,7 +85,7 @@ void add_serve_command(CLI::App& forge, CommandTable& commands) {
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
     cmd->add_option("--threads", *threads, "Compute threads (default: FORGE_THREADS, else all cores)")
         ->check(CLI::Range(1, ThreadPool::kMaxThreads));
-    cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0");
+    cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0")->check(kv_cache_type());
     cmd->add_option("--threads-http", o->threads_http,
                     "Connections served at once; more get 503 except /health (default: parallel + queue + 16)")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{ThreadPool::kMaxThreads}));

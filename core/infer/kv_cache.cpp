@@ -13,7 +13,7 @@ KvType kv_type_from_name(const std::string& name) {
     if (name == "f16") return KvType::F16;
     if (name == "f32") return KvType::F32;
     if (name == "q8_0") return KvType::Q8_0;
-    throw Error(fmt::format("--kv-type must be f16, f32 or q8_0, not '{}'", name));
+    throw Error(fmt::format("the KV cache type must be f16, f32 or q8_0, not '{}'", name));
 }
 
 KvCache::KvCache(const KvCacheShape& shape, KvType type)

@@ -109,8 +109,8 @@ TEST(ChatRepl, AFullContextDropsTheOldestTurns) {
 TEST(ChatRepl, KvTypeF32AndF16BothRun) {
     EXPECT_FALSE(one_shot_answer("Hello", " --kv-type f32").empty());
     const ForgeRun bad = forge("chat " + quoted(kModel) + " --kv-type q8 -p hi");
-    EXPECT_EQ(bad.status, 1);
-    EXPECT_THAT(bad.err, HasSubstr("forge: error: --kv-type must be f16, f32 or q8_0, not 'q8'"));
+    EXPECT_EQ(bad.status, 2);  // a usage error, found as the command line is parsed
+    EXPECT_THAT(bad.err, HasSubstr("forge: error: --kv-type: the KV cache type must be f16, f32 or q8_0, not 'q8'"));
 }
 
 // A copy of the model with metadata key `key` set to `value` and tensor `drop` left out.

@@ -70,6 +70,16 @@ TEST(CliErrors, HelpListsEachCommandOnce) {
     EXPECT_THAT(spelling.run.out, HasSubstr("Capture an amp in one step"));
 }
 
+// A name out of a list is a usage error (exit 2) at parse time, as a number out of range is
+// (both were exit 1, found only when the command ran).
+TEST(CliErrors, NamesOutOfAListAreUsageErrors) {
+    expect_usage_error(run_bounded("chat " + quoted(kModel) + " --kv-type f8 -p hi"), "--kv-type: the KV cache type must be");
+    expect_usage_error(run_bounded("logits " + quoted(kModel) + " --tokens 1 --out x --kv-type f8"), "--kv-type");
+    expect_usage_error(run_bounded("serve " + quoted(kModel) + " --kv-type f8"), "--kv-type");
+    expect_usage_error(run_bounded("bench run --suite quik"), "--suite: unknown bench 'quik'");
+    expect_usage_error(run_bounded("bench run --suite ops,quik"), "unknown bench 'quik'");
+}
+
 TEST(CliErrors, HelpStillSucceeds) {
     const BoundedRun r = run_bounded("nam --help");
     EXPECT_EQ(r.run.status, 0);
