@@ -15,8 +15,11 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -25,8 +28,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <set>
 #include <sstream>
+#include <string_view>
 
 namespace forge::app {
 namespace {
@@ -48,18 +51,21 @@ struct Bench {
     std::function<std::vector<bench::Row>()> rows;
 };
 
-constexpr const char* kBenchNames = "machine, ops, quant, train, nam, llm";
+// The benches --suite may list, once: for the validator, the messages and the help text.
+constexpr std::array<std::string_view, 6> kBenches{"machine", "ops", "quant", "train", "nam", "llm"};
+
+std::string unknown_bench(const std::string& name) {
+    return fmt::format("unknown bench '{}' (quick, full, or a comma-separated list of {})", name, fmt::join(kBenches, ", "));
+}
 
 // --suite: quick, full, or names of benches, checked as the command line is parsed (exit 2).
 CLI::Validator suite_names() {
     return CLI::Validator(
         [](std::string& suite) -> std::string {
             if (suite == "quick" || suite == "full") return {};
-            static const std::set<std::string> kKnown{"machine", "ops", "quant", "train", "nam", "llm"};
             std::stringstream list(suite);
             for (std::string name; std::getline(list, name, ',');)
-                if (!kKnown.contains(name))
-                    return fmt::format("unknown bench '{}' (quick, full, or a comma-separated list of {})", name, kBenchNames);
+                if (std::find(kBenches.begin(), kBenches.end(), name) == kBenches.end()) return unknown_bench(name);
             return {};
         },
         "SUITE");
@@ -92,7 +98,7 @@ std::vector<Bench> benches_of(const RunOptions& o, BenchPlan& plan) {
                 benches.push_back({"llm " + std::filesystem::path(model).filename().string(),
                                    [&plan, model] { return llm_rows(plan, model); }});
         } else {
-            fail("--suite: unknown bench '{}' (quick, full, or a comma-separated list of {})", name, kBenchNames);
+            fail("--suite: {}", unknown_bench(name));  // suite_names() refuses it at parse time
         }
     }
     return benches;
@@ -235,7 +241,7 @@ void add_bench_run_commands(CLI::App& bench, CommandTable& commands) {
     auto run = std::make_shared<RunOptions>();
     CLI::App* run_cmd = bench.add_subcommand("run", "Run a suite of benches and write one benchmark record (JSON)");
     run_cmd->add_option("--suite", run->suite,
-                        fmt::format("quick (< 2 min on 2 cores), full (< 15 min), or a comma-separated list of {}", kBenchNames))
+                        fmt::format("quick (< 2 min on 2 cores), full (< 15 min), or a comma-separated list of {}", fmt::join(kBenches, ", ")))
         ->check(suite_names());
     run_cmd->add_option("--model", run->models, "A GGUF model for the llm bench (repeatable)")->check(CLI::ExistingFile);
     run_cmd->add_option("--out", run->out, "Write the record here (default: stdout)");
