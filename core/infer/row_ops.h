@@ -1,6 +1,7 @@
 // The row-wise operations of a transformer forward pass on raw row-major buffers, split over
 // the thread pool by rows (each row's result depends only on that row): RMSNorm, the residual
-// add, SwiGLU, and RoPE at each row's own position.
+// add, SwiGLU, and RoPE at each row's own position; and the element-wise add and multiply that
+// NAM's real-time models (models/nam) run on one row of a block at a time.
 #pragma once
 
 #include "kernels/rope.h"
@@ -10,12 +11,19 @@
 
 namespace forge::infer {
 
+// How a model names its RoPE variant and frequencies (models/llm/hparams.h): the kernel's types.
+using kernels::RopeFrequencies;
+using kernels::RopeMode;
+
 // y = rmsnorm(x) * weight for each of `rows` rows of `width` values (in place when x is y).
 void rmsnorm_rows(std::span<const float> x, std::span<float> y, std::int64_t rows, std::int64_t width,
                   std::span<const float> weight, float eps);
 
 // y += x, elementwise.
 void add_rows(std::span<float> y, std::span<const float> x);
+
+// y = a * b, elementwise; a b of one value multiplies every element by it. y may be a.
+void multiply_rows(std::span<const float> a, std::span<const float> b, std::span<float> y);
 
 // gate = silu(gate) * up for `rows` rows of `width` values.
 void swiglu_rows(std::span<float> gate, std::span<const float> up, std::int64_t rows, std::int64_t width);

@@ -92,7 +92,7 @@ RopeParams read_rope(const MetadataReader& meta, const Hparams& h, const std::st
     rope.n_rot = meta.optional_int("rope.dimension_count").value_or(h.head_dim);
     rope.theta_base = static_cast<float>(meta.optional_float("rope.freq_base").value_or(10000.0));
     // llama keeps HF's interleaved pairs (the converter permutes q/k); the Qwens rotate halves.
-    rope.mode = h.arch == Arch::Llama ? kernels::RopeMode::Normal : kernels::RopeMode::Neox;
+    rope.mode = h.arch == Arch::Llama ? infer::RopeMode::Normal : infer::RopeMode::Neox;
     if (rope.n_rot <= 0 || rope.n_rot > h.head_dim || rope.n_rot % 2 != 0) {
         throw FormatError(fmt::format("{}: rope.dimension_count {} must be even and at most the head size {}", source,
                                       rope.n_rot, h.head_dim));

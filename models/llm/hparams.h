@@ -6,7 +6,7 @@
 #pragma once
 
 #include "core/gguf/gguf_file.h"
-#include "kernels/rope.h"
+#include "core/infer/row_ops.h"
 
 #include <cstdint>
 #include <span>
@@ -22,16 +22,16 @@ struct RopeParams {
     std::int64_t n_rot = 0;       // rotated dims per head ({arch}.rope.dimension_count)
     float theta_base = 10000.0f;  // {arch}.rope.freq_base
     float freq_scale = 1.0f;      // 1 / {arch}.rope.scaling.factor (linear and yarn scaling)
-    kernels::RopeMode mode = kernels::RopeMode::Normal;
+    infer::RopeMode mode = infer::RopeMode::Normal;
     // YaRN (rope.scaling.type = yarn): the ramp between extrapolated and interpolated pairs
-    // and the magnitude of cos/sin; see kernels::RopeFrequencies. ext_factor 0: plain RoPE.
+    // and the magnitude of cos/sin; see infer::RopeFrequencies (kernels/rope.h). ext_factor 0: plain RoPE.
     float ext_factor = 0.0f;
     float corr_low = 0.0f, corr_high = 0.0f;
     float mscale = 1.0f;
 
     // The angle recipe for the kernels, with the model's divisors (empty when it has none).
-    kernels::RopeFrequencies frequencies(std::span<const float> freq_divisors) const {
-        kernels::RopeFrequencies f;
+    infer::RopeFrequencies frequencies(std::span<const float> freq_divisors) const {
+        infer::RopeFrequencies f;
         f.theta_base = theta_base;
         f.freq_scale = freq_scale;
         f.freq_divisors = freq_divisors;

@@ -1,13 +1,11 @@
 #include "models/nam/activation.h"
 
-#include "kernels/backend.h"
-
 #include <map>
 
 namespace forge::nam {
 namespace {
 
-using kernels::NamActivation;
+using infer::NamActivation;
 
 const std::map<std::string, NamActivation>& names() {
     // "PReLU" is LeakyReLU with per-channel slopes (its single-slope default is 0.01, as Core's).
@@ -65,14 +63,14 @@ Activation Activation::parse(const nlohmann::json& spec, const JsonReader& where
 void Activation::apply(Signal x, std::int64_t channels, std::int64_t frames) const noexcept {
     if (op_ == NamActivation::Identity) return;
     if (channel_slopes_.empty() && x.stride == frames) {
-        kernels::active::nam_activation(op_, params_, {x.data, static_cast<std::size_t>(channels * frames)});
+        infer::activate(op_, params_, {x.data, static_cast<std::size_t>(channels * frames)});
         return;
     }
-    kernels::NamActivationParams row_params = params_;
+    infer::NamActivationParams row_params = params_;
     for (std::int64_t c = 0; c < channels; ++c) {
         // Core's PReLU indexes its slopes by channel modulo their count (NAM/activations.h).
         if (!channel_slopes_.empty()) row_params.negative_slope = channel_slopes_[c % channel_slopes_.size()];
-        kernels::active::nam_activation(op_, row_params, {x.row(c), static_cast<std::size_t>(frames)});
+        infer::activate(op_, row_params, {x.row(c), static_cast<std::size_t>(frames)});
     }
 }
 

@@ -4,7 +4,7 @@
 // NeuralAmpModelerCore's ActivationConfig::from_json (NAM/activations.cpp).
 #pragma once
 
-#include "kernels/nam_activation.h"
+#include "core/infer/activation.h"
 #include "models/nam/json_reader.h"
 #include "models/nam/signal.h"
 
@@ -24,13 +24,13 @@ public:
     // Apply to `channels` rows of `frames` values, in place. PReLU's slope follows the row.
     void apply(Signal x, std::int64_t channels, std::int64_t frames) const noexcept;
 
-    kernels::NamActivation op() const { return op_; }
-    const kernels::NamActivationParams& params() const { return params_; }
+    infer::NamActivation op() const { return op_; }
+    const infer::NamActivationParams& params() const { return params_; }
     bool per_channel() const { return !channel_slopes_.empty(); }  // PReLU with a slope per channel
 
 private:
-    kernels::NamActivation op_ = kernels::NamActivation::Identity;
-    kernels::NamActivationParams params_;
+    infer::NamActivation op_ = infer::NamActivation::Identity;
+    infer::NamActivationParams params_;
     std::vector<float> channel_slopes_;  // PReLU with one slope per channel
 };
 

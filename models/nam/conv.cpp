@@ -2,7 +2,6 @@
 
 #include "core/checked_math.h"
 #include "core/error.h"
-#include "kernels/backend.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,28 +9,14 @@
 namespace forge::nam {
 namespace {
 
-kernels::Conv1d conv_call(const ConvWeights& w, ConstSignal in, std::int64_t in_length, Signal out, int frames) {
+infer::Conv1dWeights kernel_weights(const ConvWeights& w) {
     const ConvShape& s = w.shape();
-    kernels::Conv1d call{};
-    call.input = in.data;
-    call.input_row_stride = in.stride;
-    call.in_channels = s.in_channels;
-    call.in_length = in_length;
-    call.weight = w.weight();
-    call.bias = w.bias();
-    call.output = out.data;
-    call.output_row_stride = out.stride;
-    call.out_channels = s.out_channels;
-    call.out_length = frames;
-    call.kernel_size = s.kernel_size;
-    call.dilation = s.dilation;
-    call.groups = s.groups;
-    call.left_pad = 0;  // the caller hands in the history: a "valid" convolution
-    call.out_channel_begin = 0;
-    call.out_channel_end = s.out_channels;
-    call.out_begin = 0;
-    call.out_end = frames;
-    return call;
+    return {w.weight(), w.bias(), s.in_channels, s.out_channels, s.kernel_size, s.dilation, s.groups};
+}
+
+// `in` is frame 0 of the block, its history in the columns before it.
+void convolve(const ConvWeights& w, ConstSignal in, Signal out, int frames) noexcept {
+    infer::causal_conv1d(kernel_weights(w), in.data, in.stride, out.data, out.stride, frames);
 }
 
 }  // namespace
@@ -69,7 +54,7 @@ Conv1x1::Conv1x1(ConvShape shape, WeightCursor& weights, std::string_view what)
     : w_(pointwise(shape), weights, what) {}
 
 void Conv1x1::process(ConstSignal in, Signal out, int frames) const noexcept {
-    kernels::active::conv1d(conv_call(w_, in, frames, out, frames));
+    convolve(w_, in, out, frames);
 }
 
 CausalConv::CausalConv(ConvShape shape, WeightCursor& weights, std::string_view what) : w_(shape, weights, what) {}
@@ -104,9 +89,7 @@ void CausalConv::process(ConstSignal in, Signal out, int frames) noexcept {
     const Signal block = input_block(frames);
     for (std::int64_t c = 0; c < in_channels(); ++c)
         std::memcpy(block.row(c), in.row(c), static_cast<std::size_t>(frames) * sizeof(float));
-    const std::int64_t h = history();
-    const ConstSignal window{block.data - h, block.stride};
-    kernels::active::conv1d(conv_call(w_, window, h + frames, out, frames));
+    convolve(w_, block, out, frames);
     advance(frames);
 }
 

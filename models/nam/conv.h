@@ -10,7 +10,7 @@
 // Both run the project's conv1d kernel; neither allocates after prepare().
 #pragma once
 
-#include "kernels/conv1d.h"
+#include "core/infer/causal_conv1d.h"
 #include "models/nam/signal.h"
 #include "models/nam/weight_cursor.h"
 

@@ -1,7 +1,6 @@
 #include "models/nam/film.h"
 
-#include "kernels/backend.h"
-#include "kernels/binary.h"
+#include "core/infer/row_ops.h"
 
 namespace forge::nam {
 
@@ -20,8 +19,8 @@ void Film::apply(Signal x, ConstSignal condition, int frames) noexcept {
     const auto n = static_cast<std::size_t>(frames);
     for (int c = 0; c < channels_; ++c) {
         std::span<float> row(x.row(c), n);
-        kernels::active::binary(kernels::BinaryOp::Mul, row, {ss.row(c), n}, row);
-        if (shift_) kernels::active::binary(kernels::BinaryOp::Add, row, {ss.row(channels_ + c), n}, row);
+        infer::multiply_rows(row, {ss.row(c), n}, row);
+        if (shift_) infer::add_rows(row, {ss.row(channels_ + c), n});
     }
 }
 

@@ -1,7 +1,6 @@
 #include "models/nam/lstm.h"
 
-#include "kernels/backend.h"
-#include "kernels/lstm_cell.h"
+#include "core/infer/lstm_cell.h"
 
 #include <fmt/format.h>
 
@@ -75,8 +74,7 @@ void Lstm::step(Cell& cell, const float* x) noexcept {
         cell.gates[r] = sum + cell.b[r];
     }
     // The new hidden state goes straight into [x, h] for the next step (and the next layer).
-    kernels::active::lstm_cell(cell.gates, cell.c, {cell.xh.data() + cell.input_size, static_cast<std::size_t>(h)},
-                               fast_);
+    infer::lstm_cell(cell.gates, cell.c, {cell.xh.data() + cell.input_size, static_cast<std::size_t>(h)}, fast_);
 }
 
 void Lstm::process(ConstSignal in, Signal out, int frames) noexcept {

@@ -1,8 +1,7 @@
 #include "models/nam/wavenet.h"
 
 #include "core/error.h"
-#include "kernels/backend.h"
-#include "kernels/binary.h"
+#include "core/infer/row_ops.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,7 +19,7 @@ void copy_rows(ConstSignal from, Signal to, std::int64_t rows, int frames) noexc
 void scale_rows(ConstSignal from, float scale, Signal to, std::int64_t rows, int frames) noexcept {
     const auto n = static_cast<std::size_t>(frames);
     for (std::int64_t c = 0; c < rows; ++c)
-        kernels::active::binary(kernels::BinaryOp::Mul, {from.row(c), n}, {&scale, 1}, {to.row(c), n});
+        infer::multiply_rows({from.row(c), n}, {&scale, 1}, {to.row(c), n});
 }
 
 }  // namespace

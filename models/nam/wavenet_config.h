@@ -12,6 +12,7 @@
 //   in_channels; condition_dsp (a whole nested .nam model).
 #pragma once
 
+#include "core/infer/nam_wavenet_layer.h"
 #include "models/nam/activation.h"
 #include "models/nam/film.h"
 
@@ -20,7 +21,8 @@
 
 namespace forge::nam {
 
-enum class Gating { None, Gated, Blended };
+// How a layer combines the halves of a doubled bottleneck: the fused kernel's own enum.
+using Gating = infer::NamGating;
 
 struct WaveNetLayerConfig {
     int kernel_size = 1;

@@ -1,9 +1,7 @@
 #include "models/nam/wavenet_layer.h"
 
-#include "kernels/backend.h"
-#include "kernels/binary.h"
-#include "kernels/nam_activation.h"
-#include "kernels/nam_wavenet.h"
+#include "core/infer/activation.h"
+#include "core/infer/row_ops.h"
 
 #include <algorithm>
 #include <cstring>
@@ -20,18 +18,8 @@ void copy_rows(ConstSignal from, Signal to, int rows, int frames) noexcept {
 void add_rows(ConstSignal x, Signal y, int rows, int frames) noexcept {
     const auto n = static_cast<std::size_t>(frames);
     for (int c = 0; c < rows; ++c) {
-        std::span<float> out(y.row(c), n);
-        kernels::active::binary(kernels::BinaryOp::Add, out, {x.row(c), n}, out);
+        infer::add_rows({y.row(c), n}, {x.row(c), n});
     }
-}
-
-kernels::NamGating kernel_gating(Gating g) {
-    switch (g) {
-        case Gating::None: return kernels::NamGating::None;
-        case Gating::Gated: return kernels::NamGating::Gated;
-        case Gating::Blended: return kernels::NamGating::Blended;
-    }
-    return kernels::NamGating::None;
 }
 
 // Core's [out][in][K] as [K][in][out]: each (tap, input) pair's weights for all outputs are
@@ -105,13 +93,13 @@ void WaveNetLayer::pack_fused_weights() {
     mixin_packed_ = input_major(mixin_.weights());
     if (layer1x1_) layer1x1_packed_ = input_major(layer1x1_->weights());
     if (head1x1_) head1x1_packed_ = input_major(head1x1_->weights());
-    kernels::NamWaveNetLayer& k = kernel_;
+    infer::NamWaveNetLayer& k = kernel_;
     k.channels = channels_;
     k.bottleneck = bottleneck_;
     k.condition_size = condition_size_;
     k.kernel_size = conv_.kernel_size();
     k.dilation = conv_.dilation();
-    k.gating = kernel_gating(gating_);
+    k.gating = gating_;
     k.activation = activation_.op();
     k.activation_params = activation_.params();
     k.secondary = secondary_.op();
@@ -151,7 +139,7 @@ void WaveNetLayer::process(ConstSignal condition, Signal next, Signal head_sum, 
         process_general(condition, next, head_sum, frames);
         return;
     }
-    kernels::NamWaveNetLayer k = kernel_;
+    infer::NamWaveNetLayer k = kernel_;
     const ConstSignal x = conv_.window();
     k.input = x.data;
     k.input_stride = x.stride;
@@ -163,7 +151,7 @@ void WaveNetLayer::process(ConstSignal condition, Signal next, Signal head_sum, 
     k.head = head_sum.data;
     k.head_stride = head_sum.stride;
     k.frames = frames;
-    kernels::active::nam_wavenet_layer(k);
+    infer::nam_wavenet_layer(k);
     conv_.advance(frames);
 }
 
@@ -176,14 +164,14 @@ void WaveNetLayer::activate(ConstSignal condition, int frames) noexcept {
         case Gating::Gated:
             activation_.apply(z, bottleneck_, frames);
             secondary_.apply(bottom, bottleneck_, frames);
-            for (int c = 0; c < bottleneck_; ++c) kernels::active::nam_gate({z.row(c), n}, {bottom.row(c), n});
+            for (int c = 0; c < bottleneck_; ++c) infer::gate({z.row(c), n}, {bottom.row(c), n});
             break;
         case Gating::Blended:
             copy_rows(z, pre_.signal(), bottleneck_, frames);
             activation_.apply(z, bottleneck_, frames);
             secondary_.apply(bottom, bottleneck_, frames);
             for (int c = 0; c < bottleneck_; ++c)
-                kernels::active::nam_blend({z.row(c), n}, {bottom.row(c), n}, {pre_.signal().row(c), n});
+                infer::blend({z.row(c), n}, {bottom.row(c), n}, {pre_.signal().row(c), n});
             break;
     }
     if (activation_post_) activation_post_->apply(z, condition, frames);

@@ -11,12 +11,12 @@
 // layers (its weights are read in every mode); forge does the same, to render the same audio.
 //
 // The common layer (no FiLM, ungrouped convolutions, one slope per activation) runs as one
-// fused kernel (kernels/nam_wavenet.h) on weights repacked input-major at prepare time; the
-// previous layer writes its output straight into this layer's conv line. Every other layer
-// takes the general path below, one operation at a time.
+// fused kernel (core/infer/nam_wavenet_layer.h) on weights repacked input-major at prepare
+// time; the previous layer writes its output straight into this layer's conv line. Every other
+// layer takes the general path below, one operation at a time.
 #pragma once
 
-#include "kernels/nam_wavenet.h"
+#include "core/infer/nam_wavenet_layer.h"
 #include "models/nam/conv.h"
 #include "models/nam/film.h"
 #include "models/nam/wavenet_config.h"
@@ -65,7 +65,7 @@ private:
     SignalBuffer head_;      // head1x1 output
 
     bool fused_ = false;
-    kernels::NamWaveNetLayer kernel_{};  // shape and weights; signals filled per block
+    infer::NamWaveNetLayer kernel_{};  // shape and weights; signals filled per block
     std::vector<float> conv_packed_, mixin_packed_, layer1x1_packed_, head1x1_packed_;  // input-major
 };
 

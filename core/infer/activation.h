@@ -1,0 +1,25 @@
+// The activation and gating ops of NAM's real-time models (models/nam) on raw rows: one
+// activation function applied in place, and the two ways a gated or blended WaveNet layer
+// combines the halves of its doubled bottleneck. Thin calls into the active kernel backend:
+// nothing here allocates or copies, since they run on the audio thread.
+#pragma once
+
+#include "kernels/nam_activation.h"
+
+#include <span>
+
+namespace forge::infer {
+
+using kernels::NamActivation;
+using kernels::NamActivationParams;
+
+// x[i] = f(x[i]), in place.
+void activate(NamActivation op, const NamActivationParams& params, std::span<float> x) noexcept;
+
+// Gated: out[i] = out[i] * gate[i] (both already through their activations).
+void gate(std::span<float> out, std::span<const float> gate) noexcept;
+
+// Blended: out[i] = alpha[i] * out[i] + (1 - alpha[i]) * pre[i] (pre: out before activation).
+void blend(std::span<float> out, std::span<const float> alpha, std::span<const float> pre) noexcept;
+
+}  // namespace forge::infer
