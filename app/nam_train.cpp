@@ -7,6 +7,7 @@
 #include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/nam_profile.h"
+#include "app/progress_bar.h"
 #include "core/audio/audio_file.h"
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
@@ -19,10 +20,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
-#include <cstdio>
 #include <optional>
-#include <unistd.h>
 
 namespace forge::app {
 namespace {
@@ -40,32 +38,23 @@ struct TrainCli {
     DeviceChoice devices;  // profile without --simulate
 };
 
-// The progress display: a redrawn bar with rate and ETA on a terminal, one plain line per
-// epoch otherwise (logs and CI keep a readable record).
+// Training's progress on the one progress bar (app/progress_bar.h), counting steps over all
+// epochs; each epoch's report as a line of its own.
 class Progress {
 public:
-    Progress() : tty_(isatty(fileno(stderr)) != 0), start_(Clock::now()) {}
     void step(const StepProgress& p) {
-        if (!tty_) return;
-        const double elapsed = seconds();
-        const double done = (p.epoch - 1) + static_cast<double>(p.step) / static_cast<double>(p.steps);
-        const double rate = done / std::max(elapsed, 1e-9);
-        const int filled = static_cast<int>(30.0 * p.step / p.steps);
-        fmt::print(stderr, "\r epoch {}/{} [{:<30}] {}/{} loss {:.5f} {:.2f} epochs/s ETA {:.0f}s   ", p.epoch, p.epochs,
-                   std::string(static_cast<std::size_t>(filled), '#'), p.step, p.steps, p.loss, rate,
-                   (p.epochs - done) / std::max(rate, 1e-9));
+        bar_.update((p.epoch - 1) * p.steps + p.step, p.epochs * p.steps,
+                    fmt::format("epoch {}/{}, loss {:.5f}", p.epoch, p.epochs, p.loss));
     }
     void epoch(const EpochReport& e) {
-        if (tty_) fmt::print(stderr, "\r{:<110}\r", "");
-        fmt::print(stderr, "epoch {}/{}: train loss {:.6f}, validation ESR {:.5f}{} (best {:.5f}), lr {:.5f}, {:.1f}s\n",
-                   e.epoch, e.epochs, e.train_loss, e.validation_esr, e.improved ? " *" : "", e.best_esr, e.lr, seconds());
+        bar_.line(fmt::format("epoch {}/{}: train loss {:.6f}, validation ESR {:.5f}{} (best {:.5f}), lr {:.5f}, {:.1f}s",
+                              e.epoch, e.epochs, e.train_loss, e.validation_esr, e.improved ? " *" : "", e.best_esr, e.lr,
+                              bar_.seconds()));
     }
-    double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+    double seconds() const { return bar_.seconds(); }
 
 private:
-    using Clock = std::chrono::steady_clock;
-    bool tty_;
-    Clock::time_point start_;
+    ProgressBar bar_{"nam train", "steps"};
 };
 
 std::vector<float> read_mono(const std::string& path, int& rate) {
