@@ -10,9 +10,9 @@
 #include "app/timing.h"
 #include "app/nam_profile.h"
 #include "core/audio/audio_file.h"
-#include "core/audio/resample.h"
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
+#include "models/nam/audio_render.h"
 #include "models/nam/engine.h"
 #include "models/nam/factory.h"
 #include "models/nam/loudness.h"
@@ -80,47 +80,37 @@ nam::ModelOptions model_options(const NamOptions& o, const nam::NamFile& file) {
     return {{o.fast_tanh}, o.slim};
 }
 
+// The output's format: --format, else float WAV or 24-bit FLAC by the output's extension.
+audio::WriteFormat write_format(const NamOptions& o) {
+    audio::WriteFormat format{audio::container_for(o.output),
+                              o.format.empty() ? audio::SampleFormat::Float32 : audio::parse_sample_format(o.format)};
+    if (format.container == audio::Container::Flac && o.format.empty()) format.sample = audio::SampleFormat::Pcm24;
+    return format;
+}
+
+void report_render(const NamOptions& o, const nam::NamFile& file, const nam::RenderedFile& r) {
+    const nam::RenderedAudio& a = r.audio;
+    if (r.input_channels != 1) spdlog::warn("{}: {} channels; rendering their mean", o.input, r.input_channels);
+    if (a.model_rate)
+        spdlog::warn("{} is {} Hz but the model expects {} Hz: resampling the input (libsamplerate), and the output "
+                     "back to {} Hz", o.input, a.sample_rate, *a.model_rate, a.sample_rate);
+    spdlog::info("rendered {:.2f} s of audio in {:.3f} s: {:.1f}x real time", a.audio_seconds, a.render_seconds,
+                 a.audio_seconds / std::max(a.render_seconds, 1e-9));
+    if (o.normalize && a.normalization_gain)
+        spdlog::info("--normalize: loudness {:.2f} dB -> {} dB: output gain {:+.2f} dB", *file.metadata.loudness,
+                     nam::kNormalizationTargetDb, nam::kNormalizationTargetDb - *file.metadata.loudness);
+    else if (o.normalize)
+        spdlog::warn("--normalize: {} has no loudness in its metadata; the output is not normalized", o.model);
+    spdlog::info("wrote {} samples to {}", a.samples.size(), o.output);
+}
+
 int run(const NamOptions& options) {
     const NamOptions o = with_model_resolved(options);
     checkpoint::check_not_an_input(o.output, {o.model, o.input});
     const nam::NamFile file = load(o.model);
-    nam::Engine engine(nam::make_model(file, model_options(o, file)), 64);  // Core's render uses 64
-    const audio::Audio in = audio::read_audio(o.input);
-    if (in.channels != 1) spdlog::warn("{}: {} channels; rendering their mean", o.input, in.channels);
-    std::vector<float> signal = audio::channel_of(in, in.channels == 1 ? 0 : -1);
-    int rate = in.sample_rate;
-    if (file.sample_rate && std::abs(*file.sample_rate - rate) > 0.5) {
-        spdlog::warn("{} is {} Hz but the model expects {} Hz: resampling the input (libsamplerate), and the output "
-                     "back to {} Hz", o.input, rate, *file.sample_rate, rate);
-        signal = audio::resample(signal, rate, *file.sample_rate, o.input);
-    }
-    if (o.input_gain_db != 0.0) {
-        const auto g = static_cast<float>(std::pow(10.0, o.input_gain_db / 20.0));
-        for (float& x : signal) x *= g;
-    }
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<float> out = nam::render(engine, signal);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double audio_seconds = static_cast<double>(signal.size()) / file.sample_rate.value_or(rate);
-    spdlog::info("rendered {:.2f} s of audio in {:.3f} s: {:.1f}x real time", audio_seconds, elapsed,
-                 audio_seconds / std::max(elapsed, 1e-9));
-    if (file.sample_rate && std::abs(*file.sample_rate - rate) > 0.5) out = audio::resample(out, *file.sample_rate, rate, o.input);
-    if (o.normalize) {
-        // The NAM plugin's "Normalized" output: the model's loudness brought to -18 dB. A model
-        // without a loudness plays as it is, as in the plugin (which greys the option out).
-        if (const std::optional<double> gain = nam::normalization_gain(file.metadata)) {
-            for (float& x : out) x *= static_cast<float>(*gain);
-            spdlog::info("--normalize: loudness {:.2f} dB -> {} dB: output gain {:+.2f} dB", *file.metadata.loudness,
-                         nam::kNormalizationTargetDb, nam::kNormalizationTargetDb - *file.metadata.loudness);
-        } else {
-            spdlog::warn("--normalize: {} has no loudness in its metadata; the output is not normalized", o.model);
-        }
-    }
-    audio::WriteFormat format{audio::container_for(o.output),
-                              o.format.empty() ? audio::SampleFormat::Float32 : audio::parse_sample_format(o.format)};
-    if (format.container == audio::Container::Flac && o.format.empty()) format.sample = audio::SampleFormat::Pcm24;
-    audio::write_audio(o.output, {out, 1, rate}, format);
-    spdlog::info("wrote {} samples to {}", out.size(), o.output);
+    const nam::RenderedFile rendered = nam::render_audio_file(
+        file, o.input, o.output, write_format(o), {model_options(o, file), o.input_gain_db, o.normalize});
+    report_render(o, file, rendered);
     return 0;
 }
 

@@ -7,24 +7,20 @@
 #include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/nam_profile.h"
+#include "app/progress_bar.h"
 #include "core/audio/audio_file.h"
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
-#include "models/nam/loudness.h"
 #include "models/nam/nam_writer.h"
 #include "models/nam/train/amp_sim.h"
+#include "models/nam/train/architecture_name.h"
 #include "models/nam/train/capture_signal.h"
-#include "models/nam/train/data_checks.h"
-#include "models/nam/train/latency.h"
-#include "models/nam/train/trainer.h"
+#include "models/nam/train/capture_training.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
-#include <cstdio>
 #include <optional>
-#include <unistd.h>
 
 namespace forge::app {
 namespace {
@@ -36,42 +32,29 @@ constexpr int kMaxLatency = 48000;
 using namespace forge::nam::train;
 
 struct TrainCli {
-    std::string input, output, out, arch = "standard", name, modeled_by, gear_make, gear_model, gear_type, tone_type;
-    int epochs = 100, batch = 16;
-    long ny = 8192;
-    std::optional<float> lr;  // default: the architecture's (WaveNet 0.004, LSTM 0.01)
-    std::uint64_t seed = 0;
-    std::optional<int> latency;
-    bool ignore_checks = false, simulate = false, short_signal = false;
+    std::string input, output, out;
+    CaptureTrainingOptions training;
+    bool simulate = false, short_signal = false;
     DeviceChoice devices;  // profile without --simulate
 };
 
-// The progress display: a redrawn bar with rate and ETA on a terminal, one plain line per
-// epoch otherwise (logs and CI keep a readable record).
+// Training's progress on the one progress bar (app/progress_bar.h), counting steps over all
+// epochs; each epoch's report as a line of its own.
 class Progress {
 public:
-    Progress() : tty_(isatty(fileno(stderr)) != 0), start_(Clock::now()) {}
     void step(const StepProgress& p) {
-        if (!tty_) return;
-        const double elapsed = seconds();
-        const double done = (p.epoch - 1) + static_cast<double>(p.step) / static_cast<double>(p.steps);
-        const double rate = done / std::max(elapsed, 1e-9);
-        const int filled = static_cast<int>(30.0 * p.step / p.steps);
-        fmt::print(stderr, "\r epoch {}/{} [{:<30}] {}/{} loss {:.5f} {:.2f} epochs/s ETA {:.0f}s   ", p.epoch, p.epochs,
-                   std::string(static_cast<std::size_t>(filled), '#'), p.step, p.steps, p.loss, rate,
-                   (p.epochs - done) / std::max(rate, 1e-9));
+        bar_.update((p.epoch - 1) * p.steps + p.step, p.epochs * p.steps,
+                    fmt::format("epoch {}/{}, loss {:.5f}", p.epoch, p.epochs, p.loss));
     }
     void epoch(const EpochReport& e) {
-        if (tty_) fmt::print(stderr, "\r{:<110}\r", "");
-        fmt::print(stderr, "epoch {}/{}: train loss {:.6f}, validation ESR {:.5f}{} (best {:.5f}), lr {:.5f}, {:.1f}s\n",
-                   e.epoch, e.epochs, e.train_loss, e.validation_esr, e.improved ? " *" : "", e.best_esr, e.lr, seconds());
+        bar_.line(fmt::format("epoch {}/{}: train loss {:.6f}, validation ESR {:.5f}{} (best {:.5f}), lr {:.5f}, {:.1f}s",
+                              e.epoch, e.epochs, e.train_loss, e.validation_esr, e.improved ? " *" : "", e.best_esr, e.lr,
+                              bar_.seconds()));
     }
-    double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+    double seconds() const { return bar_.seconds(); }
 
 private:
-    using Clock = std::chrono::steady_clock;
-    bool tty_;
-    Clock::time_point start_;
+    ProgressBar bar_{"nam train", "steps"};
 };
 
 std::vector<float> read_mono(const std::string& path, int& rate) {
@@ -81,20 +64,7 @@ std::vector<float> read_mono(const std::string& path, int& rate) {
     return audio::channel_of(a, a.channels == 1 ? 0 : -1);
 }
 
-int resolve_latency(const TrainCli& o, std::span<const float> reamp, const CaptureLayout& layout) {
-    const LatencyCalibration cal = calibrate_latency(reamp, layout);
-    if (cal.recommended) spdlog::info("latency from the blips: {} samples (recommended {})", *cal.delay, *cal.recommended);
-    if (!cal.warning.empty()) spdlog::warn("latency calibration: {}", cal.warning);
-    if (o.latency) {
-        spdlog::info("latency given: {} samples", *o.latency);
-        return *o.latency;
-    }
-    check(cal.recommended.has_value(), "latency calibration failed ({}); pass --latency N", cal.warning);
-    return *cal.recommended;
-}
-
-void run_checks(const TrainCli& o, std::span<const float> di, std::span<const float> reamp, const CaptureLayout& layout) {
-    const DataCheckReport report = check_capture(di, reamp, layout);
+void print_checks(const DataCheckReport& report) {
     for (const DataCheck& c : report.checks) {
         const char* separator = c.message.empty() ? "" : ": ";
         if (c.passed)
@@ -102,52 +72,27 @@ void run_checks(const TrainCli& o, std::span<const float> di, std::span<const fl
         else
             spdlog::error("check {}: FAILED{}{}", c.name, separator, c.message);
     }
-    if (!report.passed() && !o.ignore_checks) fail("the capture failed its checks (see above); --ignore-checks trains anyway");
 }
 
-void add_metadata(nam::NamFile& file, const TrainCli& o, int latency) {
-    nlohmann::json& raw = file.metadata.raw;
-    for (const auto& [key, value] : {std::pair{"name", o.name}, {"modeled_by", o.modeled_by}, {"gear_make", o.gear_make},
-                                     {"gear_model", o.gear_model}, {"gear_type", o.gear_type}, {"tone_type", o.tone_type}})
-        if (!value.empty()) raw[key] = value;
-    file.metadata.latency = latency;
+void print_latency(const LatencyCalibration& cal, std::optional<int> given) {
+    if (cal.recommended) spdlog::info("latency from the blips: {} samples (recommended {})", *cal.delay, *cal.recommended);
+    if (!cal.warning.empty()) spdlog::warn("latency calibration: {}", cal.warning);
+    if (given) spdlog::info("latency given: {} samples", *given);
 }
 
 int train_capture(const TrainCli& o, std::span<const float> di, std::span<const float> reamp, int rate) {
-    const std::string input_name = o.input.empty() ? "the input" : o.input;
-    // Both known capture signals are 48 kHz; say so first, since a resampled file is the
-    // likeliest reason recognition fails.
-    check(rate == 48000, "{} is {} Hz: the capture signal is 48 kHz (play and record it at 48 kHz)", input_name, rate);
-    const CaptureLayout layout = recognize_capture(di, rate);
-    check(!layout.name.empty(),
-          "{}: not a known capture signal ({:.2f} s; expected forge nam capture-signal's 147.5 s or 16.5 s --short "
-          "output, unedited, or NAM's v3_0_0.wav)",
-          input_name, static_cast<double>(di.size()) / rate);
-    spdlog::info("capture layout: {}", layout.name);
-    run_checks(o, di, reamp, layout);
-    const int latency = resolve_latency(o, reamp, layout);
-    const TrainingData data = split_capture(di, reamp, layout, latency);
-
-    const bool lstm = o.arch == "lstm" || o.arch.starts_with("lstm-");
-    TrainOptions options = reference_options(lstm ? Architecture::Lstm : Architecture::WaveNet,
-                                             parse_preset(lstm ? (o.arch == "lstm" ? "standard" : o.arch.substr(5)) : o.arch));
-    options.epochs = o.epochs;
-    options.batch = o.batch;
-    options.ny = o.ny;
-    if (o.lr) options.lr = *o.lr;
-    options.seed = o.seed;
-    options.sample_rate = rate;
     Progress progress;
-    const TrainResult result = train_model(
-        data, options, {[&](const StepProgress& p) { progress.step(p); }, [&](const EpochReport& e) { progress.epoch(e); }});
-    nam::NamFile file = result.model;
-    add_metadata(file, o, latency);
-    nam::add_loudness_metadata(file);  // as the reference trainer's export (models/nam/loudness.h)
-    nam::write_nam_file(o.out, file);
+    const TrainResult result = train_on_capture(
+        di, reamp, rate, o.input.empty() ? "the input" : o.input, o.training,
+        {[](const CaptureLayout& layout) { spdlog::info("capture layout: {}", layout.name); }, print_checks,
+         [&](const LatencyCalibration& cal) { print_latency(cal, o.training.latency); },
+         {[&](const StepProgress& p) { progress.step(p); }, [&](const EpochReport& e) { progress.epoch(e); }}});
+    nam::write_nam_file(o.out, result.model);
     fmt::print(stderr, "validation ESR {:.5f} (epoch {}): {}\n", result.validation_esr, result.best_epoch,
                esr_quality(result.validation_esr));
     fmt::print("{}\n", o.out);
-    spdlog::info("wrote {} ({} architecture '{}', {:.1f}s)", o.out, lstm ? "LSTM" : "WaveNet", o.arch,
+    const bool lstm = parse_architecture(o.training.architecture).architecture == Architecture::Lstm;
+    spdlog::info("wrote {} ({} architecture '{}', {:.1f}s)", o.out, lstm ? "LSTM" : "WaveNet", o.training.architecture,
                  progress.seconds());
     return 0;
 }
@@ -181,13 +126,14 @@ int profile(const TrainCli& o) {
     return train_capture(o, di, reamp, 48000);
 }
 
-void add_train_options(CLI::App* cmd, TrainCli& o) {
-    cmd->add_option("--out", o.out, "The .nam file to write")->required();
-    cmd->add_option("--arch", o.arch,
+void add_train_options(CLI::App* cmd, TrainCli& cli) {
+    CaptureTrainingOptions& o = cli.training;
+    GearMetadata& gear = o.metadata;
+    cmd->add_option("--out", cli.out, "The .nam file to write")->required();
+    cmd->add_option("--arch", o.architecture,
                     "standard | lite | feather | nano (WaveNets), lstm (= lstm-standard) | lstm-lite | lstm-feather | "
                     "lstm-nano (the reference presets)")
-        ->check(CLI::IsMember({"standard", "lite", "feather", "nano", "lstm", "lstm-standard", "lstm-lite",
-                               "lstm-feather", "lstm-nano"}));
+        ->check(CLI::IsMember(architecture_names()));
     cmd->add_option("--epochs", o.epochs, "Epochs (default 100)")->check(CLI::Range(1, 100000));
     cmd->add_option("--batch", o.batch, "Windows per batch (default 16)")->check(CLI::Range(1, 4096));
     cmd->add_option("--lr", o.lr, "Adam learning rate (default 0.004; LSTM 0.01)")->check(positive_finite(kMaxLearningRate));
@@ -197,12 +143,12 @@ void add_train_options(CLI::App* cmd, TrainCli& o) {
     cmd->add_option("--latency", o.latency, "Latency in samples (default: calibrated from the blips)")
         ->check(CLI::Range(-kMaxLatency, kMaxLatency));
     cmd->add_flag("--ignore-checks", o.ignore_checks, "Train even if the capture fails its checks");
-    cmd->add_option("--name", o.name, "Metadata: model name");
-    cmd->add_option("--modeled-by", o.modeled_by, "Metadata: who captured it");
-    cmd->add_option("--gear-make", o.gear_make, "Metadata: gear make");
-    cmd->add_option("--gear-model", o.gear_model, "Metadata: gear model");
-    cmd->add_option("--gear-type", o.gear_type, "Metadata: amp, pedal, amp_cab, ...");
-    cmd->add_option("--tone-type", o.tone_type, "Metadata: clean, crunch, hi_gain, fuzz, ...");
+    cmd->add_option("--name", gear.name, "Metadata: model name");
+    cmd->add_option("--modeled-by", gear.modeled_by, "Metadata: who captured it");
+    cmd->add_option("--gear-make", gear.gear_make, "Metadata: gear make");
+    cmd->add_option("--gear-model", gear.gear_model, "Metadata: gear model");
+    cmd->add_option("--gear-type", gear.gear_type, "Metadata: amp, pedal, amp_cab, ...");
+    cmd->add_option("--tone-type", gear.tone_type, "Metadata: clean, crunch, hi_gain, fuzz, ...");
 }
 
 CLI::App* add_profile(CLI::App& parent, const std::string& name, TrainCli& o) {

@@ -1,55 +1,64 @@
-// Progress of long work on stderr: on a terminal a bar redrawn in place with the rate and the
-// time left; otherwise (logs, CI) a plain line at every tenth of the way, so a log keeps a
-// readable record without thousands of lines.
+// Progress of long work on stderr, the same for every long command (train gpt|sft|asr|tokenizer,
+// nam train): on a terminal a bar redrawn in place with the counts, the caller's status (a loss,
+// a throughput), the rate and the time left; otherwise (logs, CI) the same as a plain line at most
+// every kPlainLinePeriod seconds, so a log shows the run is alive without thousands of lines.
+// A report of its own (an epoch's, an evaluation's) goes through line(), which clears the bar
+// first so the two never share a line.
 #pragma once
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
-#include <unistd.h>
+#include <string_view>
 
 namespace forge::app {
 
+// "42m07s", "3h05m": a duration as a person reads it.
+std::string format_duration(double seconds);
+
+// Where the bar goes and what time it is: stderr and the steady clock, or a test's stream and clock.
+struct ProgressOutput {
+    std::FILE* stream = stderr;
+    bool terminal = stderr_is_terminal();
+    std::function<double()> now = steady_seconds;  // seconds since any fixed moment
+
+    static bool stderr_is_terminal();
+    static double steady_seconds();
+};
+
 class ProgressBar {
 public:
-    ProgressBar(std::string label, std::int64_t total, std::string unit)
-        : label_(std::move(label)), unit_(std::move(unit)), total_(std::max<std::int64_t>(total, 1)),
-          tty_(isatty(fileno(stderr)) != 0), start_(Clock::now()) {}
+    // Seconds between the plain lines when stderr is not a terminal.
+    static constexpr double kPlainLinePeriod = 10.0;
 
-    void update(std::int64_t done) {
-        const double elapsed = seconds();
-        const double rate = static_cast<double>(done) / std::max(elapsed, 1e-9);
-        const double eta = static_cast<double>(total_ - done) / std::max(rate, 1e-9);
-        if (tty_) {
-            const auto filled = static_cast<std::size_t>(30 * std::clamp<std::int64_t>(done, 0, total_) / total_);
-            fmt::print(stderr, "\r{} [{:<30}] {}/{} {:.0f} {}/s ETA {:.0f}s   ", label_, std::string(filled, '#'), done,
-                       total_, rate, unit_, eta);
-            return;
-        }
-        const std::int64_t tenth = 10 * done / total_;
-        if (tenth <= last_tenth_) return;
-        last_tenth_ = tenth;
-        fmt::print(stderr, "{}: {}/{} {} ({:.0f} {}/s, {:.1f}s)\n", label_, done, total_, unit_, rate, unit_, elapsed);
-    }
+    // `unit` names what update() counts ("steps", "tokens", "clips").
+    ProgressBar(std::string label, std::string unit, ProgressOutput output = {});
 
-    // Ends the bar's line on a terminal.
-    void finish() {
-        if (tty_) fmt::print(stderr, "\n");
-    }
+    // The rate counts from `done` (a resumed run's first step), not from 0.
+    void start_from(std::int64_t done) { first_done_ = done; }
+    // `done` of `total`, with the caller's status ("loss 2.3456, 1234 tok/s") after the counts.
+    void update(std::int64_t done, std::int64_t total, std::string_view status = {});
+    // A line of its own (no trailing newline needed).
+    void line(std::string_view text);
+    // Ends the bar's line on a terminal; otherwise prints the last counts if no line has yet.
+    void finish();
 
-    double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+    double seconds() const { return output_.now() - start_; }
 
 private:
-    using Clock = std::chrono::steady_clock;
+    std::string counts() const;
+    void print_plain_line();
+    void clear();
+
     std::string label_, unit_;
-    std::int64_t total_;
-    bool tty_;
-    std::int64_t last_tenth_ = 0;
-    Clock::time_point start_;
+    ProgressOutput output_;
+    double start_;
+    double last_line_;              // when the last plain line was printed
+    std::int64_t first_done_ = 0;
+    std::int64_t done_ = 0, total_ = 1, printed_done_ = -1;
+    std::string status_;
+    std::size_t drawn_ = 0;         // characters of the bar on the terminal now
 };
 
 }  // namespace forge::app

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
-#include <optional>
 #include <string>
 
 namespace forge::app {
@@ -27,21 +26,19 @@ struct AsrCli {
 int run_train_asr(AsrCli& cli) {
     cli.config.manifest = cli.manifest;
     cli.config.out_dir = cli.out;
-    std::optional<ProgressBar> reading, bar;
+    ProgressBar reading("log-mel", "clips"), bar("train asr", "steps");
     const auto featurized = [&](std::size_t done, std::size_t total) {
-        if (!reading) reading.emplace("log-mel", static_cast<std::int64_t>(total), "clips");
-        reading->update(static_cast<std::int64_t>(done));
-        if (done == total) reading->finish();
+        reading.update(static_cast<std::int64_t>(done), static_cast<std::int64_t>(total));
+        if (done == total) reading.finish();
     };
     const auto step = [&](const asr::AsrStepReport& s) {
-        if (!bar) bar.emplace("train asr", s.total_steps, "steps");
-        bar->update(s.step);
+        bar.update(s.step, s.total_steps, fmt::format("loss {:.4f}", s.loss));
         if (s.step % cli.log_every == 0 || s.step == s.total_steps)
-            fmt::print(stderr, "step {}/{}: loss {:.4f}, lr {:.2e}, grad norm {:.3f}, {:.1f} s of audio/s\n", s.step,
-                       s.total_steps, s.loss, s.lr, s.grad_norm, s.audio_per_s);
+            bar.line(fmt::format("step {}/{}: loss {:.4f}, lr {:.2e}, grad norm {:.3f}, {:.1f} s of audio/s", s.step,
+                                 s.total_steps, s.loss, s.lr, s.grad_norm, s.audio_per_s));
     };
     const asr::AsrTrainResult r = asr::train_asr(cli.config, step, featurized);
-    if (bar) bar->finish();
+    bar.finish();
     if (cli.json) {
         const nlohmann::json out = {{"loss", r.loss},           {"first_loss", r.first_loss}, {"steps", r.steps},
                                     {"parameters", r.parameters}, {"utterances", r.utterances}, {"skipped", r.skipped},

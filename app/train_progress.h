@@ -1,8 +1,9 @@
-// What `forge train gpt` and `forge train sft` share: the progress display (a redrawn bar
-// with loss, tokens/s and ETA on a terminal; plain lines at evaluations) and the run flags.
+// What `forge train gpt` and `forge train sft` share: the progress display (app/progress_bar.h
+// with loss and tokens/s; a line at each evaluation) and the run flags.
 #pragma once
 
 #include "app/cli_checks.h"
+#include "app/progress_bar.h"
 #include "models/gpt/trainer.h"
 
 #include <CLI/CLI.hpp>
@@ -10,48 +11,32 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <string>
 
 namespace forge::app {
 
-inline std::string format_duration(double seconds) {
-    const auto s = static_cast<long>(seconds + 0.5);
-    return s >= 3600 ? fmt::format("{}h{:02}m", s / 3600, s / 60 % 60) : fmt::format("{}m{:02}s", s / 60, s % 60);
-}
-
-// A redrawn bar with loss, tokens/s and ETA on a terminal; plain lines at evaluations
-// (and always, when stderr is not a terminal, one per evaluation or checkpoint step).
+// The progress of `forge train gpt|sft` on the one progress bar (app/progress_bar.h): the
+// step's loss and tokens/s on the bar; an evaluation's report and the model's sample as lines.
 class TrainProgress {
 public:
-    TrainProgress() : tty_(isatty(fileno(stderr)) != 0) {}
     void operator()(const gpt::StepReport& r) {
-        if (first_ < 0) first_ = r.step;  // a resumed run starts counting its own steps
-        const double eta =
-            r.elapsed_s / static_cast<double>(r.step - first_ + 1) * static_cast<double>(r.total_steps - r.step);
-        if (tty_) {
-            const int filled = static_cast<int>(30 * r.step / r.total_steps);
-            fmt::print(stderr, "\r[{:<30}] step {}/{} loss {:.4f} {:.0f} tok/s ETA {}   ",
-                       std::string(static_cast<std::size_t>(filled), '#'), r.step, r.total_steps, r.loss,
-                       r.tokens_per_s, format_duration(eta));
-        }
+        if (!started_) bar_.start_from(r.step - 1);  // a resumed run counts its own steps
+        started_ = true;
+        bar_.update(r.step, r.total_steps, fmt::format("loss {:.4f}, {:.0f} tok/s", r.loss, r.tokens_per_s));
         if (!r.val_bpb) return;
-        if (tty_) fmt::print(stderr, "\r{:<100}\r", "");
         const std::string val_loss = r.val_loss ? fmt::format(", val loss {:.4f}", *r.val_loss) : "";
-        fmt::print(stderr, "step {}/{}: loss {:.4f}{}, val {:.4f} bits/byte, {:.0f} tok/s, lr x{:.3f}, {} elapsed\n",
-                   r.step, r.total_steps, r.loss, val_loss, *r.val_bpb, r.tokens_per_s, r.lr_multiplier,
-                   format_duration(r.elapsed_s));
+        bar_.line(fmt::format("step {}/{}: loss {:.4f}{}, val {:.4f} bits/byte, {:.0f} tok/s, lr x{:.3f}, {} elapsed",
+                              r.step, r.total_steps, r.loss, val_loss, *r.val_bpb, r.tokens_per_s, r.lr_multiplier,
+                              format_duration(r.elapsed_s)));
         // A young model's greedy sample may end inside a UTF-8 sequence: print U+FFFD for it.
         if (r.sample)
-            fmt::print(stderr, "  sample: {}\n",
-                       nlohmann::json(*r.sample).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+            bar_.line("  sample: " +
+                      nlohmann::json(*r.sample).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
 
 private:
-    bool tty_;
-    std::int64_t first_ = -1;
+    ProgressBar bar_{"train", "steps"};
+    bool started_ = false;
 };
 
 // The flags `forge train gpt` and `forge train sft` share: seed, cadence, rates, resume. Each

@@ -44,9 +44,9 @@ int run_train_tokenizer(const TrainTokenizerArgs& args) {
     spdlog::info("{} file(s): {:.1f} MB, {} words ({} distinct) in {:.1f}s", args.data.size(),
                  static_cast<double>(words.total_bytes()) / 1e6, words.total_words(), words.distinct_words(), count_seconds);
 
-    ProgressBar bar("vocabulary", args.vocab_size, "tokens");
-    const llm::TrainedTokenizer trained =
-        llm::train_bpe_tokenizer(words, args.vocab_size, [&](const llm::BpeTrainingProgress& p) { bar.update(p.tokens); });
+    ProgressBar bar("vocabulary", "tokens");
+    const llm::TrainedTokenizer trained = llm::train_bpe_tokenizer(
+        words, args.vocab_size, [&](const llm::BpeTrainingProgress& p) { bar.update(p.tokens, args.vocab_size); });
     bar.finish();
     trained.to_gguf().write(args.out);
     const double seconds = seconds_since(start);
