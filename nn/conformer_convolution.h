@@ -12,6 +12,7 @@
 
 #include "core/tensor.h"
 #include "nn/batch_norm.h"
+#include "nn/conv1d.h"
 #include "nn/parameter_set.h"
 
 #include <string>
@@ -26,10 +27,10 @@ struct ConformerConvolutionConfig {
 
 struct ConformerConvolution {
     ConformerConvolutionConfig config;
-    Tensor pointwise1_w, pointwise1_b;  // [2d, d, 1], [2d]
-    Tensor depthwise_w, depthwise_b;    // [d, 1, k], [d]
+    Conv1d pointwise1;  // [2d, d, 1]
+    Conv1d depthwise;   // [d, 1, k], d groups
     BatchNorm batch_norm;
-    Tensor pointwise2_w, pointwise2_b;  // [d, d, 1], [d]
+    Conv1d pointwise2;  // [d, d, 1]
 
     static ConformerConvolution make(ParameterSet& params, const std::string& prefix,
                                      const ConformerConvolutionConfig& config);

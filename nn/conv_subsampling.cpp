@@ -1,6 +1,5 @@
 #include "nn/conv_subsampling.h"
 
-#include "core/autograd/ops/conv2d.h"
 #include "core/autograd/ops/matmul.h"
 #include "core/autograd/ops/pointwise.h"
 #include "core/autograd/ops/shape.h"
@@ -14,15 +13,12 @@ namespace {
 constexpr Conv2dOptions kStrided{.stride = 2, .padding = 1, .groups = 1};
 
 // A 1x1 convolution is a matrix product over the channel axis: [C, C] · [B, C, H·W].
-Tensor pointwise(const Tensor& x, const Tensor& w, const Tensor& b) {
+Tensor pointwise(const Tensor& x, const Conv2d& conv) {
+    const Tensor& w = conv.weight;
     const std::int64_t batch = x.size(0), c = x.size(1), h = x.size(2), wd = x.size(3);
     const Tensor flat = ag::reshape(ag::contiguous(x), Shape{batch, c, h * wd});
     const Tensor mixed = ag::matmul(ag::reshape(w, Shape{w.size(0), w.size(1)}), flat);
-    return ag::reshape(ag::add(mixed, ag::unsqueeze(b, 1)), Shape{batch, w.size(0), h, wd});
-}
-
-Tensor depthwise(const Tensor& x, const Tensor& w, const Tensor& b) {
-    return ag::conv2d(x, w, b, {.stride = 2, .padding = 1, .groups = x.size(1)});
+    return ag::reshape(ag::add(mixed, ag::unsqueeze(conv.bias, 1)), Shape{batch, w.size(0), h, wd});
 }
 
 }  // namespace
@@ -38,19 +34,14 @@ ConvSubsampling ConvSubsampling::make(ParameterSet& params, const std::string& p
           "conv subsampling: feat_in {}, channels {} and d_model {} must be positive", config.feat_in, config.channels,
           config.d_model);
     const std::int64_t c = config.channels;
-    // PyTorch's Conv2d default: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias.
-    auto conv = [&](const std::string& name, std::int64_t in_per_group, std::int64_t k, Tensor& w, Tensor& b) {
-        const Init init = Init::fan_in_uniform(in_per_group * k * k);
-        w = params.add(prefix + "conv." + name + ".weight", Shape{c, in_per_group, k, k}, init);
-        b = params.add(prefix + "conv." + name + ".bias", Shape{c}, init);
-    };
+    const Conv2dOptions depthwise{.stride = 2, .padding = 1, .groups = c};
     ConvSubsampling s;
     s.config = config;
-    conv("0", 1, 3, s.conv0_w, s.conv0_b);
-    conv("2", 1, 3, s.dw1_w, s.dw1_b);
-    conv("3", c, 1, s.pw1_w, s.pw1_b);
-    conv("5", 1, 3, s.dw2_w, s.dw2_b);
-    conv("6", c, 1, s.pw2_w, s.pw2_b);
+    s.conv0 = Conv2d::make(params, prefix + "conv.0", 1, c, 3, kStrided);
+    s.depthwise1 = Conv2d::make(params, prefix + "conv.2", c, c, 3, depthwise);
+    s.pointwise1 = Conv2d::make(params, prefix + "conv.3", c, c, 1, {});
+    s.depthwise2 = Conv2d::make(params, prefix + "conv.5", c, c, 3, depthwise);
+    s.pointwise2 = Conv2d::make(params, prefix + "conv.6", c, c, 1, {});
     const std::int64_t features = c * subsampled_length(config.feat_in);
     s.out = Linear::make(params, prefix + "out", features, config.d_model, Init::fan_in_uniform(features), true);
     return s;
@@ -59,9 +50,9 @@ ConvSubsampling ConvSubsampling::make(ParameterSet& params, const std::string& p
 Tensor ConvSubsampling::operator()(const Tensor& x) const {
     check(x.rank() == 3 && x.size(2) == config.feat_in, "conv subsampling: expected [B, T, {}] features, got {}",
           config.feat_in, x.shape().to_string());
-    Tensor h = ag::relu(ag::conv2d(ag::unsqueeze(x, 1), conv0_w, conv0_b, kStrided));
-    h = ag::relu(pointwise(depthwise(h, dw1_w, dw1_b), pw1_w, pw1_b));
-    h = ag::relu(pointwise(depthwise(h, dw2_w, dw2_b), pw2_w, pw2_b));
+    Tensor h = ag::relu(conv0(ag::unsqueeze(x, 1)));
+    h = ag::relu(pointwise(depthwise1(h), pointwise1));
+    h = ag::relu(pointwise(depthwise2(h), pointwise2));
     const std::int64_t batch = h.size(0), c = h.size(1), t = h.size(2), f = h.size(3);
     const Tensor frames = ag::reshape(ag::contiguous(ag::transpose(h, 1, 2)), Shape{batch, t, c * f});
     return out(frames);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "core/tensor.h"
+#include "nn/conv2d.h"
 #include "nn/linear.h"
 #include "nn/parameter_set.h"
 
@@ -26,10 +27,10 @@ struct ConvSubsamplingConfig {
 
 struct ConvSubsampling {
     ConvSubsamplingConfig config;
-    Tensor conv0_w, conv0_b;                          // [C, 1, 3, 3], [C]
-    Tensor dw1_w, dw1_b, pw1_w, pw1_b;                // [C, 1, 3, 3], [C], [C, C, 1, 1], [C]
-    Tensor dw2_w, dw2_b, pw2_w, pw2_b;
-    Linear out;                                       // [d_model, C·F/8]
+    Conv2d conv0;                   // [C, 1, 3, 3]
+    Conv2d depthwise1, pointwise1;  // [C, 1, 3, 3] (C groups), [C, C, 1, 1]
+    Conv2d depthwise2, pointwise2;
+    Linear out;                     // [d_model, C·F/8]
 
     static ConvSubsampling make(ParameterSet& params, const std::string& prefix, const ConvSubsamplingConfig& config);
     Tensor operator()(const Tensor& x) const;  // [B, T, F] -> [B, subsampled_length(T), d_model]

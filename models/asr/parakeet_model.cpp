@@ -1,8 +1,6 @@
 #include "models/asr/parakeet_model.h"
 
 #include "core/autograd/grad_mode.h"
-#include "core/autograd/ops/matmul.h"
-#include "core/autograd/ops/shape.h"
 #include "core/error.h"
 #include "core/gguf/gguf_file.h"
 #include "core/gguf/tensor_loader.h"
@@ -29,13 +27,10 @@ LogMel read_log_mel(const gguf::GgufFile& file, const PreprocessorConfig& config
 }  // namespace
 
 CtcHead CtcHead::make(nn::ParameterSet& params, const std::string& prefix, std::int64_t d_model, std::int64_t classes) {
-    const nn::Init init = nn::Init::fan_in_uniform(d_model);
-    return {params.add(prefix + ".weight", Shape{classes, d_model, 1}, init), params.add(prefix + ".bias", Shape{classes}, init)};
+    return {nn::Conv1d::make(params, prefix, d_model, classes, 1, {.padding = Conv1dPadding::Valid})};
 }
 
-Tensor CtcHead::operator()(const Tensor& encoded) const {
-    return ag::linear(encoded, ag::reshape(weight, Shape{weight.size(0), weight.size(1)}), bias);
-}
+Tensor CtcHead::operator()(const Tensor& encoded) const { return conv.pointwise(encoded); }
 
 ParakeetModel ParakeetModel::make(const ParakeetConfig& config, std::uint64_t seed, const std::string& ctc_prefix) {
     ParakeetModel m;

@@ -11,6 +11,7 @@
 #include "models/asr/log_mel.h"
 #include "models/asr/parakeet_config.h"
 #include "models/asr/transducer.h"
+#include "nn/conv1d.h"
 #include "nn/parameter_set.h"
 
 #include <filesystem>
@@ -20,7 +21,7 @@
 namespace forge::asr {
 
 struct CtcHead {
-    Tensor weight, bias;  // [V+1, d_model, 1], [V+1]
+    nn::Conv1d conv;  // [V+1, d_model, 1], bias [V+1]
 
     static CtcHead make(nn::ParameterSet& params, const std::string& prefix, std::int64_t d_model, std::int64_t classes);
     Tensor operator()(const Tensor& encoded) const;  // [.., d_model] -> logits [.., V+1]

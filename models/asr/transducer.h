@@ -2,8 +2,8 @@
 // NeMo's tensor names:
 //
 //   decoder.prediction.embed.weight              [V+1, H]   the previous token's embedding
-//   decoder.prediction.dec_rnn.lstm.*_l{N}       PyTorch LSTM layers (weight_ih, weight_hh,
-//                                                bias_ih, bias_hh), gate order i, f, g, o
+//   decoder.prediction.dec_rnn.lstm.*_l{N}       PyTorch LSTM layers (nn/lstm.h: weight_ih,
+//                                                weight_hh, bias_ih, bias_hh), gates i, f, g, o
 //   joint.enc [J, d], joint.pred [J, H]          projections of encoder frame and prediction
 //   joint.joint_net.2 [V+1 (+ durations), J]     out( relu(enc(f) + pred(g)) )
 //
@@ -14,33 +14,27 @@
 #include "models/asr/parakeet_config.h"
 #include "nn/embedding.h"
 #include "nn/linear.h"
+#include "nn/lstm.h"
 #include "nn/parameter_set.h"
 
+#include <span>
 #include <vector>
 
 namespace forge::asr {
 
 struct PredictionNetwork {
-    struct Layer {
-        Tensor w_ih, w_hh, b_ih, b_hh;  // [4H, in], [4H, H], [4H], [4H]
-    };
-    // One layer as the LSTM op takes it: W = [w_ih | w_hh] [4H, in + H], b = b_ih + b_hh.
-    struct Fused {
-        Tensor w, b;
-    };
-    struct State {
-        std::vector<Tensor> h, c;  // per layer, [1, H]
-    };
+    using State = nn::Lstm::State;  // per layer, [1, H]
 
     std::int64_t hidden = 0;
     nn::Embedding embed;
-    std::vector<Layer> layers;
+    nn::Lstm lstm;  // input H, hidden H
 
     static PredictionNetwork make(nn::ParameterSet& params, const TransducerConfig& config, std::int64_t classes);
-    std::vector<Fused> fused() const;  // differentiable (ag::concat, ag::add)
-    State start() const;
+    // The LSTM's layers fused once for a whole decoding (nn::Lstm::fused).
+    std::vector<nn::Lstm::Fused> fused() const { return lstm.fused(); }
+    State start() const { return lstm.zero_state(1); }
     // The top layer's output g [1, H] after `token` (-1: the start input, zeros); steps `state`.
-    Tensor step(std::int64_t token, State& state, const std::vector<Fused>& fused) const;
+    Tensor step(std::int64_t token, State& state, std::span<const nn::Lstm::Fused> fused) const;
 };
 
 struct Joint {

@@ -5,6 +5,7 @@
 #include "core/autograd/gradcheck.h"
 #include "core/random/random_tensor.h"
 #include "nn/attention.h"
+#include "nn/linear.h"
 #include "nn/mlp.h"
 #include "nn/transformer_block.h"
 
@@ -48,6 +49,20 @@ TEST(Attention, IsCausal) {
     for (std::int64_t i = 3 * 8; i < 6 * 8; ++i) changed.data<float>()[i] += 1.0f;  // positions 3..5
     const auto after = attention(changed).narrow(1, 0, 3).contiguous().to_vector();
     EXPECT_EQ(before, after);
+}
+
+// PyTorch's nn.Linear draws its bias like its weight; a bias init says so (the default is zeros).
+TEST(Linear, BiasIsZerosOrDrawnAsAsked) {
+    ParameterSet params(3);
+    const Init init = Init::fan_in_uniform(4);
+    const Linear zero_bias = Linear::make(params, "a", 4, 2, init, true);
+    EXPECT_EQ(zero_bias.bias.to_vector(), std::vector<float>(2, 0.0f));
+    const Linear drawn = Linear::make(params, "b", 4, 2, init, init);
+    EXPECT_EQ(params.all()[2].name, "b.weight");
+    EXPECT_EQ(params.all()[3].name, "b.bias");
+    EXPECT_NE(drawn.bias.to_vector(), std::vector<float>(2, 0.0f));
+    for (const float v : drawn.bias.to_vector()) EXPECT_LE(std::fabs(v), 0.5f);
+    EXPECT_FALSE(Linear::make(params, "c", 4, 2, init).bias.defined());
 }
 
 TEST(TransformerBlock, GradientsMatchCentralDifferences) {

@@ -3,11 +3,11 @@
 // NeuralAmpModelerCore's LSTM weight order, so the engine (models/nam/lstm.h) plays what was
 // trained.
 //
-// - Parameters as PyTorch's nn.LSTM (and named as the reference's modules: "core.weight_ih_l0",
-//   ..., "initial_hidden", "initial_cell", "head.weight"): W_ih, W_hh, b_ih, b_hh per layer, U(±1/sqrt(H)), then the
-//   reference's "up the remembering": input-gate biases -2 and forget-gate biases +2 (each of
-//   b_ih and b_hh); a learned initial hidden and cell state per layer (zeros); the head
-//   nn.Linear(H, 1).
+// - Parameters as PyTorch's nn.LSTM (nn::Lstm, named as the reference's modules:
+//   "core.weight_ih_l0", ..., "initial_hidden", "initial_cell", "head.weight"): W_ih, W_hh, b_ih,
+//   b_hh per layer, U(±1/sqrt(H)), then the reference's "up the remembering": input-gate biases
+//   -2 and forget-gate biases +2 (each of b_ih and b_hh); a learned initial hidden and cell
+//   state per layer (zeros); the head nn.Linear(H, 1) (nn::Linear, its bias drawn as PyTorch's).
 // - Training (forward_train): from the learned initial state, the first train_burn_in
 //   samples with their outputs detached (the state is not, so the initial state learns),
 //   then chunks of train_truncate samples, the state detached between chunks.
@@ -18,10 +18,10 @@
 
 #include "models/nam/train/presets.h"
 #include "models/nam/train/trainable_model.h"
+#include "nn/linear.h"
+#include "nn/lstm.h"
 
 #include <cstdint>
-#include <string>
-#include <utility>
 #include <vector>
 
 namespace forge::nam::train {
@@ -36,8 +36,8 @@ public:
     Tensor forward_train(const Tensor& x) const override;
     NamFile to_nam_file(double sample_rate) const override;
 
-    // Per layer (h, c), each [B, H].
-    using State = std::vector<std::pair<Tensor, Tensor>>;
+    // Per layer h and c, each [B, H].
+    using State = nn::Lstm::State;
     // The learned initial state, repeated over a batch of `batch`.
     State initial_state(std::int64_t batch) const;
     // The state the export writes: after `samples` zeros from a zero state.
@@ -47,19 +47,12 @@ public:
     const LstmSpec& spec() const { return spec_; }
 
 private:
-    struct Layer {
-        Tensor w_ih, w_hh, b_ih, b_hh;
-    };
-    Tensor make_param(const std::string& name, const Shape& shape);
-    // Core's cell weights: W = [W_ih | W_hh], b = b_ih + b_hh (differentiable).
-    std::pair<Tensor, Tensor> cell_weights(const Layer& layer) const;
-    // All layers over one span of time: features [B, T, H] of the last layer; state updated.
-    Tensor run_layers(const Tensor& x3, State& state) const;
     Tensor head(const Tensor& features) const;  // [B, T, H] -> [B, T]
 
     LstmSpec spec_;
-    std::vector<Layer> layers_;
-    Tensor initial_hidden_, initial_cell_, head_w_, head_b_;
+    nn::Lstm core_;
+    Tensor initial_hidden_, initial_cell_;
+    nn::Linear head_;
 };
 
 }  // namespace forge::nam::train

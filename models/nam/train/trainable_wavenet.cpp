@@ -8,9 +8,8 @@
 namespace forge::nam::train {
 namespace {
 
-Tensor conv(const Tensor& x, const Tensor& w, const Tensor& b, int dilation = 1) {
-    return ag::conv1d(x, w, b, {.dilation = dilation, .padding = Conv1dPadding::Valid});
-}
+// Every convolution is valid (unpadded): the output shrinks by the taps' span.
+Conv1dOptions unpadded(int dilation = 1) { return {.dilation = dilation, .padding = Conv1dPadding::Valid}; }
 
 // The last `length` samples along time: how the reference trainer aligns a residual or a
 // head sum with a shorter (valid-convolved) branch.
@@ -26,29 +25,24 @@ TrainableWaveNet::TrainableWaveNet(WaveNetSpec spec, std::uint64_t seed)
     for (std::size_t i = 0; i < spec_.arrays.size(); ++i) {
         const LayerArraySpec& a = spec_.arrays[i];
         const std::string prefix = fmt::format("layer_arrays.{}.", i);
-        const long conv_fan_in = static_cast<long>(a.channels) * a.kernel_size;
         Array array;
-        array.rechannel_w = make_param(prefix + "rechannel.weight", {a.channels, a.input_size, 1}, a.input_size);
+        array.rechannel = nn::Conv1d::make(params_, prefix + "rechannel", a.input_size, a.channels, 1, unpadded(),
+                                           /*with_bias=*/false);
         for (std::size_t l = 0; l < a.dilations.size(); ++l) {
             const std::string layer_prefix = fmt::format("{}layers.{}.", prefix, l);
             Layer layer;
-            layer.dilation = a.dilations[l];
-            layer.conv_w = make_param(layer_prefix + "conv.weight", {a.channels, a.channels, a.kernel_size}, conv_fan_in);
-            layer.conv_b = make_param(layer_prefix + "conv.bias", {a.channels}, conv_fan_in);
-            layer.mixin_w = make_param(layer_prefix + "input_mixer.weight", {a.channels, a.condition_size, 1},
-                                       a.condition_size);
-            layer.layer1x1_w = make_param(layer_prefix + "layer1x1.weight", {a.channels, a.channels, 1}, a.channels);
-            layer.layer1x1_b = make_param(layer_prefix + "layer1x1.bias", {a.channels}, a.channels);
+            layer.conv = nn::Conv1d::make(params_, layer_prefix + "conv", a.channels, a.channels, a.kernel_size,
+                                          unpadded(a.dilations[l]));
+            layer.mixin = nn::Conv1d::make(params_, layer_prefix + "input_mixer", a.condition_size, a.channels, 1,
+                                           unpadded(), /*with_bias=*/false);
+            layer.layer1x1 =
+                nn::Conv1d::make(params_, layer_prefix + "layer1x1", a.channels, a.channels, 1, unpadded());
             array.layers.push_back(std::move(layer));
         }
-        array.head_w = make_param(prefix + "head_rechannel.weight", {a.head_size, a.channels, 1}, a.channels);
-        if (a.head_bias) array.head_b = make_param(prefix + "head_rechannel.bias", {a.head_size}, a.channels);
+        array.head = nn::Conv1d::make(params_, prefix + "head_rechannel", a.channels, a.head_size, 1, unpadded(),
+                                      a.head_bias);
         arrays_.push_back(std::move(array));
     }
-}
-
-Tensor TrainableWaveNet::make_param(const std::string& name, const Shape& shape, long fan_in) {
-    return params_.add(name, shape, nn::Init::fan_in_uniform(fan_in));
 }
 
 // One layer array (reference: _LayerArray.forward): rechannel, then each layer's
@@ -57,17 +51,17 @@ Tensor TrainableWaveNet::make_param(const std::string& name, const Shape& shape,
 // output, which the next array takes as input.
 Tensor TrainableWaveNet::array_forward(const Array& array, const Tensor& condition, Tensor& x,
                                        const Tensor& head_in) const {
-    x = conv(x, array.rechannel_w, Tensor{});
+    x = array.rechannel(x);
     Tensor head = head_in;
     for (const Layer& layer : array.layers) {
-        Tensor z = conv(x, layer.conv_w, layer.conv_b, layer.dilation);
+        Tensor z = layer.conv(x);
         const std::int64_t n = z.size(2);
-        z = ag::add(z, conv(last(condition, n), layer.mixin_w, Tensor{}));
+        z = ag::add(z, layer.mixin(last(condition, n)));
         const Tensor a = ag::tanh(z);
         head = head.defined() ? ag::add(last(head, n), a) : a;
-        x = ag::add(last(x, n), conv(a, layer.layer1x1_w, layer.layer1x1_b));
+        x = ag::add(last(x, n), layer.layer1x1(a));
     }
-    return conv(head, array.head_w, array.head_b);
+    return array.head(head);
 }
 
 Tensor TrainableWaveNet::forward(const Tensor& x) const {

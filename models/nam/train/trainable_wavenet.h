@@ -12,6 +12,7 @@
 #include "models/nam/nam_file.h"
 #include "models/nam/train/presets.h"
 #include "models/nam/train/trainable_model.h"
+#include "nn/conv1d.h"
 
 #include <cstdint>
 #include <string>
@@ -41,15 +42,13 @@ public:
 
 private:
     struct Layer {
-        Tensor conv_w, conv_b, mixin_w, layer1x1_w, layer1x1_b;
-        int dilation;
+        nn::Conv1d conv, mixin, layer1x1;  // mixin without a bias
     };
     struct Array {
-        Tensor rechannel_w, head_w, head_b;  // head_b undefined without head_bias
+        nn::Conv1d rechannel, head;  // rechannel without a bias, head without one unless head_bias
         std::vector<Layer> layers;
     };
 
-    Tensor make_param(const std::string& name, const Shape& shape, long fan_in);
     Tensor array_forward(const Array& array, const Tensor& condition, Tensor& x, const Tensor& head_in) const;
 
     WaveNetSpec spec_;
