@@ -56,12 +56,12 @@ HttpLimits http_limits(const ServeOptions& o) {
 
 }  // namespace
 
-Engine::Engine(const ServeOptions& options)
+LoadedModel::LoadedModel(const ServeOptions& options)
     : model(llm::Model::load(options.model)),
       format(model),
       scheduler(model, format.tokenizer(), scheduler_options(options)),
       vocabulary(std::make_shared<const llm::grammar::VocabularyIndex>(format.tokenizer())),
-      tool_format(llm::tools::detect_tool_format(format.chat_template())),
+      tool_format(llm::tool_calls::detect_tool_format(format.chat_template())),
       longest_token(longest_token_bytes(format.tokenizer())) {}
 
 Server::Server(ServeOptions options) : options_(std::move(options)), http_(std::make_unique<HttpServer>(http_limits(options_))) {
@@ -72,16 +72,16 @@ Server::Server(ServeOptions options) : options_(std::move(options)), http_(std::
 
 Server::~Server() = default;
 
-Engine& Server::engine() const {
+LoadedModel& Server::loaded_model() const {
     if (!ready_.load()) throw unavailable("Loading model");
-    return *engine_;
+    return *loaded_model_;
 }
 
 std::shared_ptr<llm::RequestHandle> Server::submit(llm::Request request) {
     std::lock_guard lock(submit_mutex_);
     if (stopping_) throw unavailable("The server is shutting down");
     try {
-        return engine_->scheduler.submit(std::move(request));
+        return loaded_model_->scheduler.submit(std::move(request));
     } catch (const llm::QueueFull& e) {
         ApiError error(503, fmt::format("The server is busy: {}", e.what()), "unavailable_error", {}, "queue_full");
         throw error;
@@ -106,11 +106,11 @@ int Server::run() {
     });
     try {
         const auto load_start = Clock::now();
-        engine_ = std::make_unique<Engine>(options_);
-        engine_->scheduler.start();
+        loaded_model_ = std::make_unique<LoadedModel>(options_);
+        loaded_model_->scheduler.start();
         ready_.store(true);
         spdlog::info("model loaded in {:.2f} s: {} ({}, {} layers); ready", std::chrono::duration<double>(Clock::now() - load_start).count(),
-                     model_name_, engine_->model.hparams().arch_name, engine_->model.hparams().n_layer);
+                     model_name_, loaded_model_->model.hparams().arch_name, loaded_model_->model.hparams().n_layer);
     } catch (...) {
         http_->stop();
         listener.join();
@@ -131,7 +131,7 @@ void Server::shutdown() {
         std::lock_guard lock(submit_mutex_);
         stopping_ = true;
     }
-    if (engine_) engine_->scheduler.stop();
+    if (loaded_model_) loaded_model_->scheduler.stop();
     http_->stop();
 }
 

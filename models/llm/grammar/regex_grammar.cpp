@@ -1,4 +1,4 @@
-#include "models/llm/grammar/regex.h"
+#include "models/llm/grammar/regex_grammar.h"
 
 #include "core/error.h"
 #include "models/llm/grammar/grammar_limits.h"
