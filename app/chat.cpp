@@ -172,7 +172,7 @@ private:
 
 int run_chat(ChatCliOptions o) {
     o.sampling.seed = o.seed ? *o.seed : std::random_device{}();
-    o.model = llm_model_path(o.model);
+    o.model = resolve_model(o.model, kBundledChatModel);
     const auto load_start = Clock::now();
     const llm::Model model = llm::Model::load(o.model);
     Chat chat(model, o);
