@@ -3,6 +3,7 @@
 #include "app/serve/api_error.h"
 #include "app/serve/http_server.h"
 #include "app/serve/prompt_budget.h"
+#include "app/signal_flag.h"
 #include "core/infer/kv_cache.h"
 
 #include <httplib.h>
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <string_view>
 #include <thread>
 
 namespace forge::app::serve {
@@ -20,18 +22,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Set by SIGINT/SIGTERM; the main thread polls it (a handler may do nothing more).
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-extern "C" void on_stop_signal(int signal) { g_stop_signal = signal; }
-
-void install_signal_handlers() {
-    struct sigaction action {};
-    action.sa_handler = on_stop_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-    std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a failed write, not a dead server
+// Why the server stops: SIGINT or SIGTERM (raised as flags, app/signal_flag.h, which the
+// main thread polls), or the listener ending on its own.
+std::string_view wait_for_stop(SignalFlag& interrupt, SignalFlag& terminate, const std::atomic<bool>& listener_ended) {
+    for (;;) {
+        if (interrupt.take()) return "SIGINT";
+        if (terminate.take()) return "SIGTERM";
+        if (listener_ended.load()) return "listener ended";
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
 }
 
 llm::SchedulerOptions scheduler_options(const ServeOptions& o) {
@@ -89,7 +88,8 @@ std::shared_ptr<llm::RequestHandle> Server::submit(llm::Request request) {
 }
 
 int Server::run() {
-    install_signal_handlers();
+    SignalFlag interrupt(SIGINT), terminate(SIGTERM);
+    std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a failed write, not a dead server
     // glibc raises its mmap threshold to the largest block freed (up to 32 MiB), so after one
     // 8 MiB body every later one came from the heap and stayed there: sequential bodies
     // ratcheted the RSS to ~1 GB. A fixed threshold keeps blocks of 1 MiB or more in their own
@@ -116,8 +116,7 @@ int Server::run() {
         listener.join();
         throw;
     }
-    while (g_stop_signal == 0 && !listener_ended.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    spdlog::info("{}: stopping", g_stop_signal == SIGINT ? "SIGINT" : g_stop_signal == SIGTERM ? "SIGTERM" : "listener ended");
+    spdlog::info("{}: stopping", wait_for_stop(interrupt, terminate, listener_ended));
     shutdown();
     listener.join();
     spdlog::info("stopped");
