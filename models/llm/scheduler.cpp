@@ -1,12 +1,12 @@
 #include "models/llm/scheduler.h"
 
+#include "core/checked_math.h"
+
 #include <algorithm>
 
 namespace forge::llm {
 
 namespace {
-
-std::size_t sz(std::int64_t n) { return static_cast<std::size_t>(n); }
 
 double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
