@@ -2,7 +2,7 @@
 // token on the model's vocabulary (the 151k-token Qwen3 one is the case the issue names).
 // Only the tokenizer is read. A fixed JSON answer (kAnswer) is replayed token by token through
 // a GrammarConstraint: each step masks the full logits row, then accepts the answer's token,
-// as Generation::next does. The first replay runs with an empty mask cache (every parse
+// as GenerationState::next does. The first replay runs with an empty mask cache (every parse
 // position is met for the first time: the trie walks); the next --reps replays are the steady
 // state a server sees once a schema has been used. Reported: the vocabulary index build, then
 // microseconds per token, cold and warm (median), for a JSON schema and for json_object.
@@ -18,7 +18,7 @@
 #include "core/gguf/gguf_file.h"
 #include "models/llm/grammar/grammar_constraint.h"
 #include "models/llm/grammar/json_schema.h"
-#include "models/llm/grammar/regex.h"
+#include "models/llm/grammar/regex_grammar.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <fmt/format.h>

@@ -5,6 +5,7 @@
 // not depend on the words; a transducer's decoding does, so give real speech to measure it).
 #include "app/bench.h"
 #include "app/bench_stats.h"
+#include "app/bundled_models.h"
 #include "app/speech_input.h"
 #include "app/timing.h"
 #include "core/thread_pool.h"
@@ -44,7 +45,7 @@ std::vector<float> synthetic_clip(double seconds, std::int64_t rate) {
 
 int run(const BenchTranscribeOptions& o) {
     if (o.threads > 0) ThreadPool::set_global_threads(o.threads);
-    const std::string path = asr_model_path(o.model);
+    const std::string path = resolve_model(o.model, kBundledSpeechModel);
     const asr::ParakeetModel model = asr::ParakeetModel::load(path);
     const auto rate = model.config.preprocessor.sample_rate;
     const std::vector<float> samples =

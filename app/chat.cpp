@@ -5,7 +5,7 @@
 // With -p: one answer, streamed to stdout. Without: the REPL of app/chat_repl.h (line editing
 // and history on a terminal, /help, /reset, /system, /save, /exit, Ctrl-C). Each turn renders the whole conversation with the model's chat template
 // (--raw: the text as is), and only the tokens past what the KV cache already holds are
-// evaluated (models/llm/generator.h). When the conversation outgrows --ctx, the oldest turns
+// evaluated (models/llm/sequence_generator.h). When the conversation outgrows --ctx, the oldest turns
 // are dropped with a warning. Load time and prompt/generation speed go to stderr.
 #include "app/bundled_models.h"
 #include "app/chat_grammar.h"
@@ -15,7 +15,7 @@
 #include "app/line_input.h"
 #include "core/error.h"
 #include "core/infer/kv_cache.h"
-#include "models/llm/generator.h"
+#include "models/llm/sequence_generator.h"
 #include "models/llm/grammar/grammar_constraint.h"
 #include "models/llm/model.h"
 #include "models/llm/sampler.h"
@@ -161,7 +161,7 @@ private:
     const bool stdout_is_a_terminal_ = ::isatty(STDOUT_FILENO) == 1;
     std::string system_;
     llm::PromptFormat format_;
-    llm::Generator generator_;
+    llm::SequenceGenerator generator_;
     llm::Sampler sampler_;
     llm::GenerationOptions generation_;
     std::shared_ptr<const llm::grammar::Grammar> grammar_;
@@ -172,7 +172,7 @@ private:
 
 int run_chat(ChatCliOptions o) {
     o.sampling.seed = o.seed ? *o.seed : std::random_device{}();
-    o.model = llm_model_path(o.model);
+    o.model = resolve_model(o.model, kBundledChatModel);
     const auto load_start = Clock::now();
     const llm::Model model = llm::Model::load(o.model);
     Chat chat(model, o);

@@ -3,7 +3,7 @@
 #include "core/error.h"
 #include "core/json.h"
 #include "models/llm/grammar/json_schema.h"
-#include "models/llm/grammar/regex.h"
+#include "models/llm/grammar/regex_grammar.h"
 
 #include <nlohmann/json.hpp>
 

@@ -41,19 +41,8 @@ struct NamOptions {
     bool json = false;
 };
 
-// The bundled default model (models/nam/bundled/).
-std::string bundled_model() { return bundled_model_path("nam", "forge-sim-amp.nam"); }
-
 // The model argument of run, info and bench: a .nam file, or "default" for the bundled one.
-std::string model_path(const std::string& model) {
-    if (model != "default") {
-        check(std::filesystem::exists(model), "{}: no such model file", model);
-        return model;
-    }
-    const std::string path = bundled_model();
-    spdlog::info("model: {} (the bundled default)", path);
-    return path;
-}
+std::string model_path(const std::string& model) { return resolve_model(model, kBundledAmpModel); }
 
 // `forge nam run IN OUT` means `forge nam run default IN OUT`.
 NamOptions with_model_resolved(NamOptions o) {

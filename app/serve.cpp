@@ -15,7 +15,6 @@
 #include "core/thread_pool.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -26,9 +25,7 @@ namespace {
 // The GGUF file to serve: the one given, or (none, or "default") the bundled chat model, as
 // `forge chat` picks it.
 std::string resolve_model(const serve::ServeOptions& o) {
-    const std::string model = llm_model_path(o.model);
-    check(std::filesystem::is_regular_file(model), "{}: no such model file", model);
-    return model;
+    return resolve_model(o.model, kBundledChatModel);
 }
 
 // --api-key-file: the key is the file's first line (trailing whitespace dropped).

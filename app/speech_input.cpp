@@ -1,12 +1,9 @@
 #include "app/speech_input.h"
 
-#include "app/bundled_models.h"
-
 #include "core/audio/audio_file.h"
 #include "core/audio/resample.h"
 #include "core/error.h"
 
-#include <spdlog/spdlog.h>
 
 #include <unistd.h>
 
@@ -17,9 +14,6 @@
 
 namespace forge::app {
 namespace {
-
-// The bundled model's file name (models/asr/bundled/, made by tools/train_default_asr.sh).
-constexpr std::string_view kBundledAsrModel = "forge-asr.gguf";
 
 // What `-` reads at most: 1 GiB is nine hours of 16-bit mono at 16 kHz. Larger audio is
 // read from its file (the samples' own bound, kMaxSamples, still applies), which forge
@@ -56,16 +50,6 @@ audio::Audio read_source(const std::string& source) {
 }
 
 }  // namespace
-
-std::string asr_model_path(const std::string& model) {
-    if (!model.empty() && model != "default") {
-        check(std::filesystem::exists(model), "{}: no such model file", model);
-        return model;
-    }
-    const std::string path = bundled_model_path("asr", kBundledAsrModel);
-    spdlog::info("model: {} (the bundled default)", path);
-    return path;
-}
 
 std::vector<float> read_speech(const std::string& source, int sample_rate) {
     const audio::Audio a = read_source(source);

@@ -1,5 +1,4 @@
-// What forge transcribe and forge bench transcribe share: the model argument ("default" or a
-// GGUF file), speech input (a file, or "-" for WAV on stdin) as mono at the model's rate, and
+// What forge transcribe and forge bench transcribe share: speech input (a file, or "-" for WAV on stdin) as mono at the model's rate, and
 // the --decoder flag.
 #pragma once
 
@@ -9,10 +8,6 @@
 #include <vector>
 
 namespace forge::app {
-
-// A Parakeet GGUF path: `model` itself, or for "default" (or empty) the bundled model
-// (models/asr/bundled/forge-asr.gguf, found by bundled_models.h); an error names what is missing.
-std::string asr_model_path(const std::string& model);
 
 // The samples of `source` ("-": all of stdin), channels averaged, resampled to `sample_rate`.
 std::vector<float> read_speech(const std::string& source, int sample_rate);

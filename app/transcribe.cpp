@@ -4,6 +4,7 @@
 //   forge transcribe a.wav b.flac --model parakeet-tdt_ctc-110m.gguf --format json
 //   forge transcribe - --model M.gguf < clip.wav       (WAV on stdin)
 //   forge transcribe talk.wav --model M.gguf --format srt > talk.srt
+#include "app/bundled_models.h"
 #include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/speech_input.h"
@@ -38,7 +39,7 @@ int transcribe(TranscribeCliOptions o) {
     check(std::count(o.inputs.begin(), o.inputs.end(), "-") <= 1, "'-' (stdin) can be given once: stdin is read whole");
     o.run.decoder = parse_decoder(o.decoder);
     if (o.threads > 0) ThreadPool::set_global_threads(o.threads);
-    const asr::ParakeetModel model = asr::ParakeetModel::load(asr_model_path(o.model));
+    const asr::ParakeetModel model = asr::ParakeetModel::load(resolve_model(o.model, kBundledSpeechModel));
     spdlog::debug("model: {} encoder, {} layers, d_model {}", asr::arch_name(model.config.arch),
                   model.config.encoder.n_layers, model.config.encoder.d_model);
     const asr::Transcriber transcriber(model);

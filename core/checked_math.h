@@ -4,10 +4,16 @@
 // error, never a wrapped size that under-allocates or a SIGFPE.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
 namespace forge {
+
+// A count or an index already known to be in range and non-negative (a shape's extent, a row
+// times a width) as the std::size_t that containers and spans take: the one spelling of that
+// cast, short enough to leave the arithmetic readable.
+inline std::size_t sz(std::int64_t n) { return static_cast<std::size_t>(n); }
 
 inline std::optional<std::int64_t> checked_add(std::int64_t a, std::int64_t b) {
     std::int64_t r;

@@ -3,7 +3,7 @@
 // of the scrape (requests running and queued, slots busy of all).
 #pragma once
 
-#include "models/llm/generation.h"
+#include "models/llm/generation_state.h"
 
 #include <atomic>
 #include <cstdint>

@@ -323,18 +323,18 @@ void parse_structured_output(const json& body, const RequestLimits& limits, Comp
     try {
         if (format != nullptr)
             r.grammar = compiled("response_format " + format->dump(), [&] { return llm::grammar::compile_response_format(*format); });
-        r.tool_choice = llm::tools::parse_tool_choice(choice ? *choice : json(), tools ? *tools : json());
+        r.tool_choice = llm::tool_calls::parse_tool_choice(choice ? *choice : json(), tools ? *tools : json());
         const bool have_tools = tools != nullptr && !tools->empty();
-        if (!have_tools || r.tool_choice.mode == llm::tools::ToolChoiceMode::None) return;
+        if (!have_tools || r.tool_choice.mode == llm::tool_calls::ToolChoiceMode::None) return;
         // One grammar per answer: a structured answer and a call cannot both be enforced.
         if (r.grammar != nullptr)
             throw unsupported("response_format", "a json_object / json_schema answer together with tools (send tool_choice 'none', or no response_format)");
         r.chat.tools = *tools;
         r.parse_tool_calls = true;
-        if (r.tool_choice.mode == llm::tools::ToolChoiceMode::Auto) return;  // the model decides: nothing to enforce
-        const std::string key = fmt::format("tools {} {} {} {}", llm::tools::tool_format_name(limits.tool_format), parallel,
+        if (r.tool_choice.mode == llm::tool_calls::ToolChoiceMode::Auto) return;  // the model decides: nothing to enforce
+        const std::string key = fmt::format("tools {} {} {} {}", llm::tool_calls::tool_format_name(limits.tool_format), parallel,
                                             choice != nullptr ? choice->dump() : "", tools->dump());
-        r.grammar = compiled(key, [&] { return llm::tools::tool_call_grammar(limits.tool_format, *tools, r.tool_choice, parallel); });
+        r.grammar = compiled(key, [&] { return llm::tool_calls::tool_call_grammar(limits.tool_format, *tools, r.tool_choice, parallel); });
     } catch (const llm::grammar::SchemaError& e) {
         throw schema_error(e);
     } catch (const llm::grammar::GrammarLimitError& e) {  // too large or too ambiguous, where no schema path applies

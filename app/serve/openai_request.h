@@ -11,10 +11,10 @@
 #include "app/serve/api_error.h"
 #include "app/serve/grammar_cache.h"
 #include "models/llm/chat_template/chat_template.h"
-#include "models/llm/generation.h"
+#include "models/llm/generation_state.h"
 #include "models/llm/grammar/grammar.h"
-#include "models/llm/tools/tool_choice.h"
-#include "models/llm/tools/tool_format.h"
+#include "models/llm/tool_calls/tool_choice.h"
+#include "models/llm/tool_calls/tool_format.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,7 +33,7 @@ enum class Endpoint { ChatCompletions, Completions };
 struct RequestLimits {
     std::int32_t n_vocab = 0;
     std::int64_t default_max_tokens = -1;  // --n-predict; < 0: until the end or the context is full
-    llm::tools::ToolFormat tool_format = llm::tools::ToolFormat::Hermes;
+    llm::tool_calls::ToolFormat tool_format = llm::tool_calls::ToolFormat::Hermes;
     GrammarCache* grammars = nullptr;  // compiled grammars shared between requests (null: compile each time)
 };
 
@@ -57,9 +57,9 @@ struct CompletionRequest {
     // nullptr: none. Compiled here, so a bad schema is a 400 before anything runs.
     std::shared_ptr<const llm::grammar::Grammar> grammar;
     // Tools offered (chat.tools holds them for the template) and tool_choice is not "none": the
-    // answer is split into content and tool_calls (models/llm/tools/tool_call_parser.h).
+    // answer is split into content and tool_calls (models/llm/tool_calls/tool_call_parser.h).
     bool parse_tool_calls = false;
-    llm::tools::ToolChoice tool_choice;
+    llm::tool_calls::ToolChoice tool_choice;
 };
 
 // Parse and check `body` (already valid JSON) for `endpoint`. Throws ApiError.

@@ -63,9 +63,9 @@ json tool_calls_json(std::span<const llm::ChatToolCall> calls) {
 
 // A stream's delta.tool_calls: a call's first delta has its id, type and name; the later ones
 // pieces of its arguments text.
-json tool_call_deltas_json(std::span<const llm::tools::ToolCallDelta> deltas) {
+json tool_call_deltas_json(std::span<const llm::tool_calls::ToolCallDelta> deltas) {
     json out = json::array();
-    for (const llm::tools::ToolCallDelta& d : deltas) {
+    for (const llm::tool_calls::ToolCallDelta& d : deltas) {
         json call = {{"index", d.index}};
         json function = {{"arguments", d.arguments}};
         if (!d.id.empty()) {

@@ -9,8 +9,8 @@
 #pragma once
 
 #include "app/serve/openai_request.h"
-#include "models/llm/generation.h"
-#include "models/llm/tools/tool_call_parser.h"
+#include "models/llm/generation_state.h"
+#include "models/llm/tool_calls/tool_call_parser.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <nlohmann/json.hpp>
@@ -65,7 +65,7 @@ nlohmann::json full_response(const ResponseMeta& meta, const Answer& answer, con
 struct ChunkParts {
     std::string_view text;
     bool first = false;
-    std::span<const llm::tools::ToolCallDelta> tool_calls;
+    std::span<const llm::tool_calls::ToolCallDelta> tool_calls;
     std::optional<llm::FinishReason> finish;
     bool made_calls = false;  // with `finish`: the answer made tool calls
     std::optional<nlohmann::json> logprobs;

@@ -4,7 +4,7 @@
 // client goes away, the next piece tells the scheduler to cancel (its sink returns false).
 #pragma once
 
-#include "models/llm/generation.h"
+#include "models/llm/generation_state.h"
 
 #include <atomic>
 #include <chrono>

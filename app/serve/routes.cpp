@@ -147,8 +147,8 @@ void Server::health(httplib::Response& res) const {
 void Server::models(httplib::Response& res) const {
     json model = {{"id", model_name_}, {"object", "model"}, {"created", started_}, {"owned_by", "forge"}};
     if (ready_.load()) {
-        model["meta"] = {{"n_ctx", options_.ctx_size}, {"n_vocab", engine_->model.hparams().n_vocab},
-                         {"architecture", engine_->model.hparams().arch_name}};
+        model["meta"] = {{"n_ctx", options_.ctx_size}, {"n_vocab", loaded_model_->model.hparams().n_vocab},
+                         {"architecture", loaded_model_->model.hparams().arch_name}};
     }
     send_json(res, 200, {{"object", "list"}, {"data", json::array({model})}});
 }
@@ -160,8 +160,8 @@ void Server::metrics(httplib::Response& res) const {
     Load load;
     load.slots = options_.parallel;
     if (ready_.load()) {
-        load.running = engine_->scheduler.running();
-        load.queued = engine_->scheduler.queued();
+        load.running = loaded_model_->scheduler.running();
+        load.queued = loaded_model_->scheduler.queued();
     }
     res.set_content(metrics_.prometheus(load), "text/plain; version=0.0.4");
 }
@@ -170,7 +170,7 @@ void Server::metrics(httplib::Response& res) const {
 // as `forge chat --raw` tokenizes it (BOS where the file asks), or the ids as given. Text too
 // long to fit a slot whatever its tokens is refused before it is tokenized (prompt_budget.h).
 std::vector<std::int32_t> Server::prompt_tokens(const CompletionRequest& request) const {
-    const Engine& e = engine();
+    const LoadedModel& e = loaded_model();
     if (request.endpoint == Endpoint::Completions && request.prompt_is_tokens) return request.prompt_tokens;
     std::string rendered;
     std::string_view text = request.prompt_text;
@@ -200,14 +200,14 @@ llm::RequestResult Server::wait_for_answer(llm::RequestHandle& handle) const {
 
 void Server::complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
     try {
-        Engine& e = engine();
+        LoadedModel& e = loaded_model();
         const RequestLimits limits{e.format.tokenizer().n_vocab(), options_.n_predict, e.tool_format, &grammars_};
         CompletionRequest request = parse_request(endpoint, parse_body(req.body), limits);
         if (request.grammar)
             request.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(request.grammar, e.vocabulary);
         // Calls get ids "call_<random>_<index>", unique across requests.
         const auto tool_calls = request.parse_tool_calls
-                                    ? std::make_shared<llm::tools::ToolCallParser>(e.tool_format, random_id("call_", 16) + "_")
+                                    ? std::make_shared<llm::tool_calls::ToolCallParser>(e.tool_format, random_id("call_", 16) + "_")
                                     : nullptr;
         std::vector<std::int32_t> prompt = prompt_tokens(request);
         const auto n_prompt = static_cast<std::int64_t>(prompt.size());

@@ -3,6 +3,7 @@
 #include "app/serve/api_error.h"
 #include "app/serve/http_server.h"
 #include "app/serve/prompt_budget.h"
+#include "app/signal_flag.h"
 #include "core/infer/kv_cache.h"
 
 #include <httplib.h>
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <string_view>
 #include <thread>
 
 namespace forge::app::serve {
@@ -20,18 +22,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Set by SIGINT/SIGTERM; the main thread polls it (a handler may do nothing more).
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-extern "C" void on_stop_signal(int signal) { g_stop_signal = signal; }
-
-void install_signal_handlers() {
-    struct sigaction action {};
-    action.sa_handler = on_stop_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-    std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a failed write, not a dead server
+// Why the server stops: SIGINT or SIGTERM (raised as flags, app/signal_flag.h, which the
+// main thread polls), or the listener ending on its own.
+std::string_view wait_for_stop(SignalFlag& interrupt, SignalFlag& terminate, const std::atomic<bool>& listener_ended) {
+    for (;;) {
+        if (interrupt.take()) return "SIGINT";
+        if (terminate.take()) return "SIGTERM";
+        if (listener_ended.load()) return "listener ended";
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
 }
 
 llm::SchedulerOptions scheduler_options(const ServeOptions& o) {
@@ -56,12 +55,12 @@ HttpLimits http_limits(const ServeOptions& o) {
 
 }  // namespace
 
-Engine::Engine(const ServeOptions& options)
+LoadedModel::LoadedModel(const ServeOptions& options)
     : model(llm::Model::load(options.model)),
       format(model),
       scheduler(model, format.tokenizer(), scheduler_options(options)),
       vocabulary(std::make_shared<const llm::grammar::VocabularyIndex>(format.tokenizer())),
-      tool_format(llm::tools::detect_tool_format(format.chat_template())),
+      tool_format(llm::tool_calls::detect_tool_format(format.chat_template())),
       longest_token(longest_token_bytes(format.tokenizer())) {}
 
 Server::Server(ServeOptions options) : options_(std::move(options)), http_(std::make_unique<HttpServer>(http_limits(options_))) {
@@ -72,16 +71,16 @@ Server::Server(ServeOptions options) : options_(std::move(options)), http_(std::
 
 Server::~Server() = default;
 
-Engine& Server::engine() const {
+LoadedModel& Server::loaded_model() const {
     if (!ready_.load()) throw unavailable("Loading model");
-    return *engine_;
+    return *loaded_model_;
 }
 
 std::shared_ptr<llm::RequestHandle> Server::submit(llm::Request request) {
     std::lock_guard lock(submit_mutex_);
     if (stopping_) throw unavailable("The server is shutting down");
     try {
-        return engine_->scheduler.submit(std::move(request));
+        return loaded_model_->scheduler.submit(std::move(request));
     } catch (const llm::QueueFull& e) {
         ApiError error(503, fmt::format("The server is busy: {}", e.what()), "unavailable_error", {}, "queue_full");
         throw error;
@@ -89,7 +88,8 @@ std::shared_ptr<llm::RequestHandle> Server::submit(llm::Request request) {
 }
 
 int Server::run() {
-    install_signal_handlers();
+    SignalFlag interrupt(SIGINT), terminate(SIGTERM);
+    std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a failed write, not a dead server
     // glibc raises its mmap threshold to the largest block freed (up to 32 MiB), so after one
     // 8 MiB body every later one came from the heap and stayed there: sequential bodies
     // ratcheted the RSS to ~1 GB. A fixed threshold keeps blocks of 1 MiB or more in their own
@@ -106,18 +106,17 @@ int Server::run() {
     });
     try {
         const auto load_start = Clock::now();
-        engine_ = std::make_unique<Engine>(options_);
-        engine_->scheduler.start();
+        loaded_model_ = std::make_unique<LoadedModel>(options_);
+        loaded_model_->scheduler.start();
         ready_.store(true);
         spdlog::info("model loaded in {:.2f} s: {} ({}, {} layers); ready", std::chrono::duration<double>(Clock::now() - load_start).count(),
-                     model_name_, engine_->model.hparams().arch_name, engine_->model.hparams().n_layer);
+                     model_name_, loaded_model_->model.hparams().arch_name, loaded_model_->model.hparams().n_layer);
     } catch (...) {
         http_->stop();
         listener.join();
         throw;
     }
-    while (g_stop_signal == 0 && !listener_ended.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    spdlog::info("{}: stopping", g_stop_signal == SIGINT ? "SIGINT" : g_stop_signal == SIGTERM ? "SIGTERM" : "listener ended");
+    spdlog::info("{}: stopping", wait_for_stop(interrupt, terminate, listener_ended));
     shutdown();
     listener.join();
     spdlog::info("stopped");
@@ -131,7 +130,7 @@ void Server::shutdown() {
         std::lock_guard lock(submit_mutex_);
         stopping_ = true;
     }
-    if (engine_) engine_->scheduler.stop();
+    if (loaded_model_) loaded_model_->scheduler.stop();
     http_->stop();
 }
 

@@ -14,9 +14,9 @@
 #include "app/serve/metrics.h"
 #include "app/serve/options.h"
 #include "app/serve/openai_request.h"
-#include "models/llm/generator.h"
+#include "models/llm/sequence_generator.h"
 #include "models/llm/grammar/vocabulary_index.h"
-#include "models/llm/tools/tool_format.h"
+#include "models/llm/tool_calls/tool_format.h"
 #include "models/llm/model.h"
 #include "models/llm/scheduler.h"
 
@@ -35,16 +35,17 @@ namespace forge::app::serve {
 
 class HttpServer;
 
-// What exists once the model is loaded.
-struct Engine {
-    explicit Engine(const ServeOptions& options);
+// What exists once the model is loaded: the model, its prompt format and scheduler, and what
+// structured output and tool calls need from it.
+struct LoadedModel {
+    explicit LoadedModel(const ServeOptions& options);
     llm::Model model;
     llm::PromptFormat format;
     llm::Scheduler scheduler;
     // Structured output: the vocabulary as the grammar engine walks it (built once, shared by
     // every constrained request), and how this model writes tool calls (from its template).
     std::shared_ptr<const llm::grammar::VocabularyIndex> vocabulary;
-    llm::tools::ToolFormat tool_format;
+    llm::tool_calls::ToolFormat tool_format;
     std::size_t longest_token;  // bytes of the longest vocabulary entry (prompt_budget.h)
 };
 
@@ -69,7 +70,7 @@ private:
     // bytes in the budget. Returns the refusal to send, if any.
     std::optional<ApiError> admit(const httplib::Request& req) const;
 
-    Engine& engine() const;  // throws ApiError 503 while loading or stopping
+    LoadedModel& loaded_model() const;  // throws ApiError 503 while loading or stopping
     std::vector<std::int32_t> prompt_tokens(const CompletionRequest& request) const;
     llm::RequestResult wait_for_answer(llm::RequestHandle& handle) const;
     std::shared_ptr<llm::RequestHandle> submit(llm::Request request);
@@ -79,7 +80,7 @@ private:
     std::string model_name_;
     std::int64_t started_ = 0;  // Unix seconds, for /v1/models
     std::unique_ptr<HttpServer> http_;
-    std::unique_ptr<Engine> engine_;
+    std::unique_ptr<LoadedModel> loaded_model_;
     std::atomic<bool> ready_{false};
     std::mutex submit_mutex_;  // a submit and the shutdown's stop never interleave
     bool stopping_ = false;

@@ -53,7 +53,7 @@ public:
 
 private:
     // What the tool-call parser let through: content text, then call deltas.
-    bool parsed(const llm::tools::ParsedOutput& out) {
+    bool parsed(const llm::tool_calls::ParsedOutput& out) {
         if (out.empty()) return true;
         ChunkParts parts;
         parts.text = out.content;

@@ -26,7 +26,7 @@ struct StreamContext {
     std::shared_ptr<llm::RequestHandle> handle;
     const llm::Tokenizer* tokenizer = nullptr;
     Metrics* metrics = nullptr;
-    std::shared_ptr<llm::tools::ToolCallParser> tool_calls;  // null: all text is content
+    std::shared_ptr<llm::tool_calls::ToolCallParser> tool_calls;  // null: all text is content
 };
 
 // `write` sends bytes (false: the client is gone); `alive` says whether the client is still

@@ -1,5 +1,6 @@
 #include "core/infer/row_ops.h"
 
+#include "core/checked_math.h"
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
 #include "kernels/binary.h"
@@ -7,10 +8,6 @@
 #include "kernels/unary.h"
 
 namespace forge::infer {
-
-namespace {
-std::size_t sz(std::int64_t n) { return static_cast<std::size_t>(n); }
-}  // namespace
 
 void rmsnorm_rows(std::span<const float> x, std::span<float> y, std::int64_t rows, std::int64_t width,
                   std::span<const float> weight, float eps) {

@@ -1,31 +1,12 @@
 #include "models/asr/vocabulary.h"
 
 #include "core/error.h"
+#include "core/utf8.h"
 #include "models/asr/gguf_keys.h"
 #include "models/asr/wer.h"
 
 namespace forge::asr {
 namespace {
-
-// Bytes of the UTF-8 character that starts with `lead` (0 if `lead` cannot start one).
-std::size_t utf8_length(unsigned char lead) {
-    if (lead < 0x80) return 1;
-    if ((lead & 0xE0) == 0xC0) return 2;
-    if ((lead & 0xF0) == 0xE0) return 3;
-    if ((lead & 0xF8) == 0xF0) return 4;
-    return 0;
-}
-
-bool is_utf8(std::string_view s) {
-    for (std::size_t i = 0; i < s.size();) {
-        const std::size_t n = utf8_length(static_cast<unsigned char>(s[i]));
-        if (n == 0 || i + n > s.size()) return false;
-        for (std::size_t k = 1; k < n; ++k)
-            if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-        i += n;
-    }
-    return true;
-}
 
 const gguf::Value& required(const gguf::GgufFile& file, std::string_view k) {
     const gguf::Value* v = file.find(k);
@@ -51,7 +32,7 @@ Vocabulary Vocabulary::characters() {
 Vocabulary::Vocabulary(std::vector<std::string> pieces) : pieces_(std::move(pieces)) {
     check(!pieces_.empty(), "vocabulary: no pieces");
     for (std::size_t i = 0; i < pieces_.size(); ++i) {
-        check(!pieces_[i].empty() && is_utf8(pieces_[i]), "vocabulary: piece {} is empty or not UTF-8", i);
+        check(!pieces_[i].empty() && utf8::is_valid(pieces_[i]), "vocabulary: piece {} is empty or not UTF-8", i);
         check(ids_.emplace(pieces_[i], static_cast<std::int32_t>(i)).second, "vocabulary: piece '{}' appears twice",
               pieces_[i]);
         longest_ = std::max(longest_, pieces_[i].size());
@@ -72,7 +53,7 @@ std::vector<std::int32_t> Vocabulary::encode(std::string_view text) const {
             }
         }
         if (length == 0) {
-            const std::size_t n = std::max<std::size_t>(1, utf8_length(static_cast<unsigned char>(marked[at])));
+            const std::size_t n = std::max<std::size_t>(1, utf8::lead_length(static_cast<unsigned char>(marked[at])));
             fail("vocabulary: no piece for '{}' at offset {} of \"{}\"", marked.substr(at, n), at, marked);
         }
         at += length;

@@ -1,5 +1,6 @@
 #include "models/llm/forward.h"
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "core/infer/row_ops.h"
 #include "core/quant/quantize.h"
@@ -14,8 +15,6 @@ namespace forge::llm {
 namespace {
 
 using infer::BatchRow;
-
-std::size_t sz(std::int64_t n) { return static_cast<std::size_t>(n); }
 
 }  // namespace
 

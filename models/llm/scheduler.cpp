@@ -1,12 +1,12 @@
 #include "models/llm/scheduler.h"
 
+#include "core/checked_math.h"
+
 #include <algorithm>
 
 namespace forge::llm {
 
 namespace {
-
-std::size_t sz(std::int64_t n) { return static_cast<std::size_t>(n); }
 
 double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
@@ -212,7 +212,7 @@ void Scheduler::admit(std::shared_ptr<RequestHandle> handle) {
     slot.pending.reset();
     slot.sampler = std::make_unique<Sampler>(request.generation.sampling, model_.hparams().n_vocab);
     for (std::int32_t id : request.prompt) slot.sampler->accept(id);
-    slot.generation = std::make_unique<Generation>(tokenizer_, request.generation, *slot.sampler);
+    slot.generation = std::make_unique<GenerationState>(tokenizer_, request.generation, *slot.sampler);
     slot.result = RequestResult{};
     slot.result.slot = s;
     slot.result.stats.prompt_tokens = n_prompt;
@@ -286,7 +286,7 @@ void Scheduler::advance(std::int64_t s, std::span<const float> logits) {
     slot.pending = *id;
 }
 
-// The request is over (`reason`, or why its Generation ended): it gets its result; the slot
+// The request is over (`reason`, or why its GenerationState ended): it gets its result; the slot
 // keeps its cached tokens for the next request's prefix.
 void Scheduler::release(std::int64_t s, std::optional<FinishReason> reason) {
     Slot& slot = slots_[sz(s)];

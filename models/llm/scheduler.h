@@ -22,8 +22,8 @@
 #include "core/infer/batch.h"
 #include "core/infer/kv_cache.h"
 #include "models/llm/forward.h"
-#include "models/llm/generation.h"
-#include "models/llm/generator.h"
+#include "models/llm/generation_state.h"
+#include "models/llm/sequence_generator.h"
 #include "models/llm/model.h"
 
 #include <atomic>
@@ -130,7 +130,7 @@ private:
         std::size_t prompt_done = 0;                   // prompt tokens in the cache
         std::optional<std::int32_t> pending;           // the next token to evaluate
         std::unique_ptr<Sampler> sampler;
-        std::unique_ptr<Generation> generation;
+        std::unique_ptr<GenerationState> generation;
         RequestResult result;
         std::string piece;
         Clock::time_point started, prompt_read;

@@ -1,5 +1,5 @@
 // A rule on which tokens may come next: a grammar, a JSON schema, a forced tool call. Before each
-// sample the Generation asks the constraint to mask the logits of the tokens that may not follow,
+// sample the GenerationState asks the constraint to mask the logits of the tokens that may not follow,
 // then tells it the token that was chosen, so the constraint can advance its parse state.
 //
 // One object per generation: it holds that generation's state. Implementations must leave at

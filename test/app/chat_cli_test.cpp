@@ -150,6 +150,18 @@ TEST(LlmCliBadInput, NotAGguf) {
     std::remove(path.c_str());
 }
 
+// Every model argument with a bundled default is resolved one way (app/bundled_models.h):
+// a path that is not a file is named, for chat and serve as for transcribe and nam.
+TEST(LlmCliBadInput, AMissingModelFileIsNamed) {
+    const std::string missing = ::testing::TempDir() + "/no-such-model";
+    for (const std::string& command : {"chat " + quoted(missing) + " -p hi", "serve " + quoted(missing) + " --port 0",
+                                       "transcribe -m " + quoted(missing) + " in.wav", "nam info " + quoted(missing)}) {
+        const ForgeRun run = forge(command);
+        EXPECT_EQ(run.status, 1) << command << ": " << run.err;
+        EXPECT_THAT(run.err, HasSubstr(missing + ": no such model file")) << command;
+    }
+}
+
 TEST(LlmCliBadInput, UnsupportedArchitecture) {
     const std::string path = edited_model("mamba.gguf", "general.architecture", "mamba");
     expect_error(forge("chat " + quoted(path) + " -p hi"), "unsupported architecture 'mamba'");

@@ -413,7 +413,7 @@ TEST(ServeResponse, ToolCallsInTheMessageAndInDeltas) {
     answer.stats.finish = llm::FinishReason::MaxTokens;  // a call cut short stays "length"
     EXPECT_EQ(full_response(meta, answer, tokenizer)["choices"][0]["finish_reason"], "length");
 
-    const std::vector<llm::tools::ToolCallDelta> deltas{{0, "call_x_0", "get_weather", ""}, {0, "", "", "{\"city\""}};
+    const std::vector<llm::tool_calls::ToolCallDelta> deltas{{0, "call_x_0", "get_weather", ""}, {0, "", "", "{\"city\""}};
     ChunkParts parts;
     parts.tool_calls = deltas;
     EXPECT_EQ(chunk_json(meta, parts)["choices"][0]["delta"],

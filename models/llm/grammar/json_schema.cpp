@@ -4,7 +4,7 @@
 #include "models/llm/grammar/integer_range.h"
 #include "models/llm/grammar/literal_trie.h"
 #include "models/llm/grammar/matcher.h"
-#include "models/llm/grammar/regex.h"
+#include "models/llm/grammar/regex_grammar.h"
 #include "models/llm/grammar/utf8_ranges.h"
 
 #include <nlohmann/json.hpp>

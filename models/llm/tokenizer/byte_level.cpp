@@ -2,6 +2,8 @@
 
 #include "models/llm/tokenizer/utf8.h"
 
+#include "core/utf8.h"
+
 #include <array>
 #include <unordered_map>
 
@@ -45,15 +47,16 @@ std::string decode(std::string_view text) {
     std::string out;
     out.reserve(text.size());
     for (std::size_t at = 0; at < text.size();) {
-        const std::size_t length = std::min(utf8::sequence_length(static_cast<unsigned char>(text[at])), text.size() - at);
-        const std::string_view one = text.substr(at, length);
-        char32_t cp = static_cast<unsigned char>(one[0]);
-        if (length == 2) cp = ((cp & 0x1F) << 6) | (static_cast<unsigned char>(one[1]) & 0x3F);
-        const auto it = length <= 2 ? tables().to_byte.find(cp) : tables().to_byte.end();
+        // The alphabet's characters are 1 or 2 bytes; anything else (or bytes that do not
+        // decode) passes through as it is, a sequence_length at a time.
+        const std::optional<forge::utf8::Decoded> d = forge::utf8::decode(text, at);
+        const std::size_t length =
+            d ? d->length : std::min(utf8::sequence_length(static_cast<unsigned char>(text[at])), text.size() - at);
+        const auto it = d && d->length <= 2 ? tables().to_byte.find(d->codepoint) : tables().to_byte.end();
         if (it != tables().to_byte.end()) {
             out += it->second;
         } else {
-            out += one;
+            out += text.substr(at, length);
         }
         at += length;
     }

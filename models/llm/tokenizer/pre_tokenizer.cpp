@@ -62,7 +62,7 @@ PreTokenizer::PreTokenizer(std::string_view name) {
 std::vector<std::string_view> PreTokenizer::split(std::string_view text) const {
     std::vector<std::string_view> pieces{text};
     std::vector<std::string_view> refined;
-    for (const Regex& regex : regexes_) {
+    for (const Pcre2Regex& regex : regexes_) {
         refined.clear();
         for (const std::string_view piece : pieces) regex.split(piece, refined);
         pieces.swap(refined);

@@ -4,7 +4,7 @@
 // unicode_regex_split); most families need one.
 #pragma once
 
-#include "models/llm/tokenizer/regex.h"
+#include "models/llm/tokenizer/pcre2_regex.h"
 
 #include <string>
 #include <string_view>
@@ -28,7 +28,7 @@ public:
     bool add_bos_default() const { return add_bos_default_; }
 
 private:
-    std::vector<Regex> regexes_;
+    std::vector<Pcre2Regex> regexes_;
     bool ignore_merges_ = false;
     bool add_bos_default_ = false;
 };

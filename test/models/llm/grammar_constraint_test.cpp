@@ -4,8 +4,8 @@
 // per-token check.
 #include "models/llm/grammar/grammar_constraint.h"
 #include "models/llm/grammar/json_schema.h"
-#include "models/llm/generator.h"
-#include "models/llm/grammar/regex.h"
+#include "models/llm/sequence_generator.h"
+#include "models/llm/grammar/regex_grammar.h"
 #include "models/llm/model.h"
 #include "test/models/llm/golden.h"
 #include "models/llm/tokenizer/tokenizer.h"
@@ -139,7 +139,7 @@ TEST(GrammarConstraint, DrivesARealGeneration) {
         "answer": {"type": "string", "maxLength": 8}, "n": {"type": "integer", "minimum": -5, "maximum": 5},
         "ok": {"type": "boolean"}}, "required": ["answer", "n", "ok"]})"));
     for (const float temperature : {0.0f, 1.0f}) {
-        Generator generator(model, format.tokenizer(), SessionOptions{64, 512, KvType::F16});
+        SequenceGenerator generator(model, format.tokenizer(), SessionOptions{64, 512, KvType::F16});
         GenerationOptions o;
         o.sampling.temperature = temperature;
         o.sampling.seed = 3;

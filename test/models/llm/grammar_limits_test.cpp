@@ -6,7 +6,7 @@
 #include "models/llm/grammar/grammar_limits.h"
 #include "models/llm/grammar/json_schema.h"
 #include "models/llm/grammar/matcher.h"
-#include "models/llm/grammar/regex.h"
+#include "models/llm/grammar/regex_grammar.h"
 #include "models/llm/grammar/response_format.h"
 #include "test/models/llm/grammar_testing.h"
 

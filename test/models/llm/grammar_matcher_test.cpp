@@ -2,7 +2,7 @@
 // grammars accept and reject, byte by byte, and the errors for what they cannot compile.
 #include "models/llm/grammar/json_schema.h"
 #include "models/llm/grammar/matcher.h"
-#include "models/llm/grammar/regex.h"
+#include "models/llm/grammar/regex_grammar.h"
 #include "models/llm/grammar/response_format.h"
 #include "test/models/llm/grammar_testing.h"
 

@@ -1,12 +1,12 @@
 // The incremental tool-call parser: the same calls and content whatever the pieces are (every
 // split point of the text is tried), call text never in content, deltas that concatenate to
 // the whole arguments, both formats.
-#include "models/llm/tools/tool_call_parser.h"
+#include "models/llm/tool_calls/tool_call_parser.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 namespace {
 
 struct Collected {
@@ -127,4 +127,4 @@ TEST(ToolCallParser, Llama3PlainAnswersAndOtherJsonAreContent) {
 }
 
 }  // namespace
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

@@ -4,13 +4,13 @@
 // SchemaErrors naming the request field.
 #include "models/llm/grammar/json_schema.h"
 #include "models/llm/grammar/matcher.h"
-#include "models/llm/tools/tool_call_parser.h"
-#include "models/llm/tools/tool_choice.h"
+#include "models/llm/tool_calls/tool_call_parser.h"
+#include "models/llm/tool_calls/tool_choice.h"
 #include "test/models/llm/grammar_testing.h"
 
 #include <gtest/gtest.h>
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -87,4 +87,4 @@ TEST(ToolChoice, RequiredAlwaysProducesAValidCall) {
 }
 
 }  // namespace
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

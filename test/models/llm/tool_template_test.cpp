@@ -3,8 +3,8 @@
 // template with tools, assistant tool_calls and tool results must give the same text; ChatML,
 // which knows no tools, must too through render_chat, and render_with_tools spells them out.
 #include "models/llm/chat_template/chat_template.h"
-#include "models/llm/tools/tool_format.h"
-#include "models/llm/tools/tool_prompt.h"
+#include "models/llm/tool_calls/tool_format.h"
+#include "models/llm/tool_calls/tool_prompt.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -15,7 +15,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -100,4 +100,4 @@ TEST(ToolTemplates, ExtraTemplatesWhenAvailable) {
 }
 
 }  // namespace
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

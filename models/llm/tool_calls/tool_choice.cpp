@@ -1,10 +1,10 @@
-#include "models/llm/tools/tool_choice.h"
+#include "models/llm/tool_calls/tool_choice.h"
 
 #include "models/llm/grammar/grammar_limits.h"
 #include "models/llm/grammar/json_schema.h"
 #include "models/llm/grammar/matcher.h"
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 
 using json = nlohmann::ordered_json;
 using grammar::GrammarBuilder;
@@ -130,4 +130,4 @@ std::shared_ptr<const grammar::Grammar> tool_call_grammar(ToolFormat format, con
     }
 }
 
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

@@ -1,6 +1,6 @@
-#include "models/llm/tools/tool_format.h"
+#include "models/llm/tool_calls/tool_format.h"
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 
 ToolFormat detect_tool_format(std::string_view t) {
     if (t.find("<tool_call>") != std::string_view::npos) return ToolFormat::Hermes;
@@ -21,4 +21,4 @@ const char* tool_format_name(ToolFormat format) {
     return "hermes";
 }
 
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

@@ -9,12 +9,12 @@
 
 namespace forge::llm {
 
-class Regex {
+class Pcre2Regex {
 public:
-    explicit Regex(std::string pattern);  // throws forge::Error with PCRE2's message and offset
-    Regex(Regex&&) noexcept;
-    Regex& operator=(Regex&&) noexcept;
-    ~Regex();
+    explicit Pcre2Regex(std::string pattern);  // throws forge::Error with PCRE2's message and offset
+    Pcre2Regex(Pcre2Regex&&) noexcept;
+    Pcre2Regex& operator=(Pcre2Regex&&) noexcept;
+    ~Pcre2Regex();
 
     // Splits valid UTF-8 `text` into the pieces the pattern matches and the unmatched runs
     // between them, in order, covering all of `text` (llama.cpp's unicode_regex_split_stl).

@@ -1,4 +1,4 @@
-#include "models/llm/generation.h"
+#include "models/llm/generation_state.h"
 
 #include "core/error.h"
 
@@ -19,7 +19,7 @@ const char* finish_reason_name(FinishReason reason) {
     return "stop";
 }
 
-Generation::Generation(const Tokenizer& tokenizer, const GenerationOptions& options, Sampler& sampler)
+GenerationState::GenerationState(const Tokenizer& tokenizer, const GenerationOptions& options, Sampler& sampler)
     : tokenizer_(tokenizer), max_tokens_(options.max_tokens), sampler_(sampler), constraint_(options.constraint),
       logit_bias_(options.logit_bias), logprob_sink_(options.logprob_sink), top_logprobs_(options.top_logprobs),
       decoder_(tokenizer), stops_(options.stop) {
@@ -31,7 +31,7 @@ Generation::Generation(const Tokenizer& tokenizer, const GenerationOptions& opti
     if (max_tokens_ >= 0) tokens_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(max_tokens_, 1 << 16)));
 }
 
-std::optional<std::int32_t> Generation::next(std::span<const float> logits, std::string& piece) {
+std::optional<std::int32_t> GenerationState::next(std::span<const float> logits, std::string& piece) {
     piece.clear();
     if (finished()) return std::nullopt;
     if (max_tokens_ >= 0 && generated_ >= max_tokens_) {
@@ -57,7 +57,7 @@ std::optional<std::int32_t> Generation::next(std::span<const float> logits, std:
     return id;
 }
 
-std::span<const float> Generation::adjusted(std::span<const float> logits) {
+std::span<const float> GenerationState::adjusted(std::span<const float> logits) {
     if (!constraint_ && logit_bias_.empty()) return logits;
     adjusted_.assign(logits.begin(), logits.end());  // sized once: the vocabulary does not change
     for (const auto& [id, bias] : logit_bias_) adjusted_[static_cast<std::size_t>(id)] += bias;
@@ -67,7 +67,7 @@ std::span<const float> Generation::adjusted(std::span<const float> logits) {
 
 // log p(id) = logit - max - log(sum exp(logit - max)), summed in double; then the
 // top_logprobs most likely tokens (ties: the lower id first, as greedy sampling picks).
-void Generation::report_logprob(std::span<const float> logits, std::int32_t id) {
+void GenerationState::report_logprob(std::span<const float> logits, std::int32_t id) {
     const float max_logit = *std::max_element(logits.begin(), logits.end());
     double sum = 0.0;
     for (const float l : logits) sum += std::exp(static_cast<double>(l - max_logit));
@@ -92,12 +92,12 @@ void Generation::report_logprob(std::span<const float> logits, std::int32_t id) 
     logprob_sink_(logprob_);
 }
 
-void Generation::finish(FinishReason reason, std::string& piece) {
+void GenerationState::finish(FinishReason reason, std::string& piece) {
     piece.clear();
     if (!finished()) end(reason, piece);
 }
 
-void Generation::end(FinishReason reason, std::string& piece) {
+void GenerationState::end(FinishReason reason, std::string& piece) {
     finish_ = reason;
     piece += stops_.push(decoder_.flush());
     if (!stops_.stopped()) piece += stops_.flush();

@@ -11,7 +11,7 @@
 
 #include <string_view>
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 
 enum class ToolFormat { Hermes, Llama3Json };
 
@@ -20,4 +20,4 @@ ToolFormat detect_tool_format(std::string_view chat_template);
 bool template_renders_tools(std::string_view chat_template);
 const char* tool_format_name(ToolFormat format);
 
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

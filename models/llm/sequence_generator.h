@@ -1,12 +1,12 @@
 // Text generation for one sequence at a time on a Session: prompt (a conversation through the
 // model's chat template, or raw text) -> tokens, reuse of the prefix the session's KV cache
-// already holds, then Generation (models/llm/generation.h) until it ends, streaming each safe
+// already holds, then GenerationState (models/llm/generation_state.h) until it ends, streaming each safe
 // text piece to a callback. `forge chat` is a loop over this. Many sequences at once: the
-// Scheduler (models/llm/scheduler.h), which drives the same Generation.
+// Scheduler (models/llm/scheduler.h), which drives the same GenerationState.
 #pragma once
 
 #include "models/llm/chat_template/chat_template.h"
-#include "models/llm/generation.h"
+#include "models/llm/generation_state.h"
 #include "models/llm/model.h"
 #include "models/llm/sampler.h"
 #include "models/llm/session.h"
@@ -31,7 +31,7 @@ public:
     // The conversation through the GGUF's chat template (ChatML when it has none), with the
     // tokenizer's BOS/EOS texts filled in; then tokenized (special tokens parsed, BOS as the
     // file asks). `options.tools`, assistant tool_calls and tool messages go through the
-    // template too, or are spelled out in messages when it knows no tools (tools/tool_prompt.h).
+    // template too, or are spelled out in messages when it knows no tools (tool_calls/tool_prompt.h).
     std::vector<std::int32_t> chat(std::span<const ChatMessage> messages, ChatOptions options) const;
     // The same conversation as text, before tokenizing (a server checks its length first).
     std::string render(std::span<const ChatMessage> messages, ChatOptions options) const;
@@ -48,9 +48,9 @@ private:
 // Called with each safe piece of text; return false to cancel the generation.
 using TextSink = std::function<bool(std::string_view)>;
 
-class Generator {
+class SequenceGenerator {
 public:
-    Generator(const Model& model, const Tokenizer& tokenizer, const SessionOptions& options);
+    SequenceGenerator(const Model& model, const Tokenizer& tokenizer, const SessionOptions& options);
 
     // Evaluate what the session lacks of `prompt` (the longest common prefix with what it
     // holds is kept; at least one token is evaluated), then generate. `sampler` may carry state

@@ -1,6 +1,7 @@
-#include "models/llm/grammar/regex.h"
+#include "models/llm/grammar/regex_grammar.h"
 
 #include "core/error.h"
+#include "core/utf8.h"
 #include "models/llm/grammar/grammar_limits.h"
 #include "models/llm/grammar/matcher.h"
 #include "models/llm/grammar/utf8_ranges.h"
@@ -143,12 +144,10 @@ private:
 
     // One UTF-8 character of the pattern (as its range [cp, cp]).
     CodepointRange next_codepoint() {
-        const auto lead = static_cast<unsigned char>(p_[pos_]);
-        const int n = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
-        if (n == 0 || pos_ + n > p_.size()) fail_here("invalid UTF-8");
-        std::uint32_t cp = n == 1 ? lead : lead & (0x3F >> (n - 1));
-        for (int k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(p_[pos_ + k]) & 0x3F);
-        pos_ += n;
+        const std::optional<utf8::Decoded> d = utf8::decode(p_, pos_);
+        if (!d) fail_here("invalid UTF-8");
+        pos_ += d->length;
+        const auto cp = static_cast<std::uint32_t>(d->codepoint);
         return {cp, cp};
     }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 
 class CallScanner {
 public:
@@ -46,4 +46,4 @@ private:
     std::size_t arguments_taken_ = 0;
 };
 
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

@@ -1,7 +1,7 @@
 // Stop strings in a stream (never shown, even split over pieces) and the single-sequence
-// Generator: prefix reuse gives the same tokens as a fresh run, max tokens, stop strings in
+// SequenceGenerator: prefix reuse gives the same tokens as a fresh run, max tokens, stop strings in
 // real decoding, cancellation from the sink, token counts, a token constraint obeyed.
-#include "models/llm/generator.h"
+#include "models/llm/sequence_generator.h"
 #include "models/llm/stop_strings.h"
 #include "test/models/llm/golden.h"
 
@@ -43,7 +43,7 @@ struct Fixture {
     SessionOptions options{64, 512, KvType::F16};
 };
 
-GenerationStats greedy(Generator& g, std::span<const std::int32_t> prompt, const GenerationOptions& o, std::string& text) {
+GenerationStats greedy(SequenceGenerator& g, std::span<const std::int32_t> prompt, const GenerationOptions& o, std::string& text) {
     Sampler sampler(o.sampling, 511);
     text.clear();
     return g.generate(prompt, o, sampler, [&](std::string_view piece) {
@@ -59,29 +59,29 @@ GenerationOptions greedy_options(std::int64_t max_tokens) {
     return o;
 }
 
-TEST(Generator, PrefixReuseGivesTheSameTokensAsAFreshRun) {
+TEST(SequenceGenerator, PrefixReuseGivesTheSameTokensAsAFreshRun) {
     Fixture f;
     const std::vector<std::int32_t> first = {72, 101, 108, 108, 111, 44, 256, 300};
     std::vector<std::int32_t> second = first;
     second.insert(second.end(), {350, 400, 450});
-    Generator reused(f.model, f.format.tokenizer(), f.options);
+    SequenceGenerator reused(f.model, f.format.tokenizer(), f.options);
     std::string text;
     greedy(reused, first, greedy_options(5), text);
     const GenerationStats stats = greedy(reused, second, greedy_options(8), text);
     EXPECT_EQ(stats.cached_tokens, static_cast<std::int64_t>(first.size()));
     EXPECT_EQ(stats.generated_tokens, 8);
     EXPECT_EQ(stats.finish, FinishReason::MaxTokens);
-    Generator fresh(f.model, f.format.tokenizer(), f.options);
+    SequenceGenerator fresh(f.model, f.format.tokenizer(), f.options);
     std::string fresh_text;
     greedy(fresh, second, greedy_options(8), fresh_text);
     EXPECT_EQ(reused.answer(), fresh.answer());
     EXPECT_EQ(text, fresh_text);
 }
 
-TEST(Generator, StopsAtAStopStringWithoutShowingIt) {
+TEST(SequenceGenerator, StopsAtAStopStringWithoutShowingIt) {
     Fixture f;
     const std::vector<std::int32_t> prompt = {72, 101, 108, 108, 111};
-    Generator g(f.model, f.format.tokenizer(), f.options);
+    SequenceGenerator g(f.model, f.format.tokenizer(), f.options);
     std::string full;
     greedy(g, prompt, greedy_options(16), full);
     ASSERT_GE(full.size(), 6u);
@@ -94,9 +94,9 @@ TEST(Generator, StopsAtAStopStringWithoutShowingIt) {
     EXPECT_EQ(text, full.substr(0, full.find(o.stop[0])));
 }
 
-TEST(Generator, TheSinkCancels) {
+TEST(SequenceGenerator, TheSinkCancels) {
     Fixture f;
-    Generator g(f.model, f.format.tokenizer(), f.options);
+    SequenceGenerator g(f.model, f.format.tokenizer(), f.options);
     Sampler sampler(greedy_options(30).sampling, 511);
     int calls = 0;
     const std::vector<std::int32_t> prompt = {72, 101, 108};
@@ -127,13 +127,13 @@ private:
     std::size_t next_ = 0;
 };
 
-TEST(Generator, FollowsATokenConstraintAtAnyTemperature) {
+TEST(SequenceGenerator, FollowsATokenConstraintAtAnyTemperature) {
     Fixture f;
     const std::int32_t eos = f.format.tokenizer().eos_id();
     ASSERT_GE(eos, 0);
     const std::vector<std::int32_t> forced = {300, 72, 450, 101};
     for (const float temperature : {0.0f, 1.5f}) {
-        Generator g(f.model, f.format.tokenizer(), f.options);
+        SequenceGenerator g(f.model, f.format.tokenizer(), f.options);
         GenerationOptions o = greedy_options(20);
         o.sampling.temperature = temperature;
         o.sampling.seed = 7;

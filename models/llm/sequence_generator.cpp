@@ -1,6 +1,6 @@
-#include "models/llm/generator.h"
+#include "models/llm/sequence_generator.h"
 
-#include "models/llm/tools/tool_prompt.h"
+#include "models/llm/tool_calls/tool_prompt.h"
 
 #include <chrono>
 
@@ -27,22 +27,22 @@ std::string PromptFormat::render(std::span<const ChatMessage> messages, ChatOpti
     const auto token_text = [&](std::int32_t id) { return id >= 0 ? tokenizer_.token_text(id) : std::string(); };
     options.bos_token = token_text(tokenizer_.bos_id());
     options.eos_token = token_text(tokenizer_.eos_id());
-    return tools::render_with_tools(template_, messages, options);
+    return tool_calls::render_with_tools(template_, messages, options);
 }
 
 std::vector<std::int32_t> PromptFormat::raw(std::string_view text) const { return tokenizer_.encode(text, true, true); }
 
-Generator::Generator(const Model& model, const Tokenizer& tokenizer, const SessionOptions& options)
+SequenceGenerator::SequenceGenerator(const Model& model, const Tokenizer& tokenizer, const SessionOptions& options)
     : tokenizer_(tokenizer), session_(model, options) {
     cached_.reserve(static_cast<std::size_t>(session_.n_ctx()));  // decoding appends without reallocating
 }
 
-void Generator::reset() {
+void SequenceGenerator::reset() {
     session_.reset();
     cached_.clear();
 }
 
-GenerationStats Generator::generate(std::span<const std::int32_t> prompt, const GenerationOptions& options,
+GenerationStats SequenceGenerator::generate(std::span<const std::int32_t> prompt, const GenerationOptions& options,
                                     Sampler& sampler, const TextSink& sink) {
     check(!prompt.empty(), "generate: the prompt has no tokens");
     GenerationStats stats;
@@ -63,7 +63,7 @@ GenerationStats Generator::generate(std::span<const std::int32_t> prompt, const 
     cached_.insert(cached_.end(), fresh.begin(), fresh.end());
     for (std::int32_t id : fresh) sampler.accept(id);
 
-    Generation generation(tokenizer_, options, sampler);
+    GenerationState generation(tokenizer_, options, sampler);
     std::string piece;
     const auto start = Clock::now();
     while (true) {

@@ -1,6 +1,6 @@
-#include "models/llm/tools/tool_call_parser.h"
+#include "models/llm/tool_calls/tool_call_parser.h"
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 
 namespace {
 
@@ -161,4 +161,4 @@ ParsedOutput ToolCallParser::finish() {
     return out;
 }
 
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

@@ -1,10 +1,10 @@
-#include "models/llm/tools/tool_prompt.h"
+#include "models/llm/tool_calls/tool_prompt.h"
 
-#include "models/llm/tools/tool_format.h"
+#include "models/llm/tool_calls/tool_format.h"
 
 #include <fmt/format.h>
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 
 namespace {
 
@@ -58,4 +58,4 @@ std::string render_with_tools(std::string_view chat_template, std::span<const Ch
     return render_chat(chat_template, spelled, plain);
 }
 
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

@@ -12,20 +12,20 @@
 // input throws grammar::SchemaError with the request path ("tools[1].function.parameters/...",
 // "tool_choice"): serve answers 400.
 //
-//   auto choice = tools::parse_tool_choice(body["tool_choice"], body["tools"]);
-//   auto g = tools::tool_call_grammar(format, body["tools"], choice, parallel);
+//   auto choice = tool_calls::parse_tool_choice(body["tool_choice"], body["tools"]);
+//   auto g = tool_calls::tool_call_grammar(format, body["tools"], choice, parallel);
 //   if (g) options.constraint = std::make_shared<grammar::GrammarConstraint>(g, vocabulary);
 #pragma once
 
 #include "models/llm/grammar/grammar.h"
-#include "models/llm/tools/tool_format.h"
+#include "models/llm/tool_calls/tool_format.h"
 
 #include <nlohmann/json.hpp>
 
 #include <memory>
 #include <string>
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 
 constexpr int kMaxParallelCalls = 8;
 
@@ -45,4 +45,4 @@ void check_tools(const nlohmann::ordered_json& tools);
 std::shared_ptr<const grammar::Grammar> tool_call_grammar(ToolFormat format, const nlohmann::ordered_json& tools,
                                                           const ToolChoice& choice, bool parallel_tool_calls);
 
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

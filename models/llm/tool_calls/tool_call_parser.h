@@ -3,7 +3,7 @@
 // be part of a call (a partial "<tool_call>", a Llama answer that opens with '{') is held back,
 // so call text never reaches `content`. How serve uses it:
 //
-//   tools::ToolCallParser parser(tools::detect_tool_format(model_template), "call_" + random_id);
+//   tool_calls::ToolCallParser parser(tool_calls::detect_tool_format(model_template), "call_" + random_id);
 //   for each piece:  auto out = parser.push(piece);  // out.content -> delta.content,
 //                                                    // out.tool_calls -> delta.tool_calls
 //   at the end:      auto out = parser.finish();     // the rest; then parser.calls() holds every
@@ -15,15 +15,15 @@
 #pragma once
 
 #include "models/llm/chat_template/chat_template.h"
-#include "models/llm/tools/call_scanner.h"
-#include "models/llm/tools/tool_format.h"
+#include "models/llm/tool_calls/call_scanner.h"
+#include "models/llm/tool_calls/tool_format.h"
 
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 
 struct ToolCallDelta {
     int index = 0;
@@ -68,4 +68,4 @@ private:
     std::vector<ChatToolCall> calls_;
 };
 
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

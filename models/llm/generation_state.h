@@ -2,7 +2,7 @@
 // each evaluated token it samples the next token (the request's own sampler), decides whether
 // to go on (end-of-generation token, stop string, max tokens), and turns the tokens into text
 // pieces that are safe to stream: whole UTF-8 characters, never any part of a stop string.
-// The single-sequence Generator (models/llm/generator.h) and the Scheduler
+// The single-sequence SequenceGenerator (models/llm/sequence_generator.h) and the Scheduler
 // (models/llm/scheduler.h) both drive it.
 #pragma once
 
@@ -66,10 +66,10 @@ struct GenerationStats {
     FinishReason finish = FinishReason::EndOfGeneration;
 };
 
-class Generation {
+class GenerationState {
 public:
     // `sampler` belongs to the caller (a chat keeps one across turns; a server request has its own).
-    Generation(const Tokenizer& tokenizer, const GenerationOptions& options, Sampler& sampler);
+    GenerationState(const Tokenizer& tokenizer, const GenerationOptions& options, Sampler& sampler);
 
     // The logits after the last evaluated token -> the next token to evaluate, or nothing when
     // the generation is over (finished() says why). `piece` receives the text that is now safe

@@ -1,6 +1,6 @@
-#include "models/llm/tools/call_scanner.h"
+#include "models/llm/tool_calls/call_scanner.h"
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 
 namespace {
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
@@ -106,4 +106,4 @@ bool CallScanner::push(char c) {
     return true;
 }
 
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

@@ -5,7 +5,7 @@
 // results as <tool_response> user turns, which is llama.cpp's generic fallback in spirit.
 //
 //   ChatOptions o;  o.tools = body["tools"];   // ordered_json
-//   std::string prompt = tools::render_with_tools(model_template, messages, o);
+//   std::string prompt = tool_calls::render_with_tools(model_template, messages, o);
 #pragma once
 
 #include "models/llm/chat_template/chat_template.h"
@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-namespace forge::llm::tools {
+namespace forge::llm::tool_calls {
 
 std::string render_with_tools(std::string_view chat_template, std::span<const ChatMessage> messages, const ChatOptions& options);
 
-}  // namespace forge::llm::tools
+}  // namespace forge::llm::tool_calls

@@ -1,4 +1,4 @@
-#include "models/llm/tokenizer/regex.h"
+#include "models/llm/tokenizer/pcre2_regex.h"
 
 #include "core/error.h"
 
@@ -7,7 +7,7 @@
 
 namespace forge::llm {
 
-struct Regex::Compiled {
+struct Pcre2Regex::Compiled {
     pcre2_code* code = nullptr;
     ~Compiled() { pcre2_code_free(code); }
 };
@@ -32,7 +32,7 @@ std::string pcre2_message(int code) {
 
 }  // namespace
 
-Regex::Regex(std::string pattern) : pattern_(std::move(pattern)), compiled_(std::make_unique<Compiled>()) {
+Pcre2Regex::Pcre2Regex(std::string pattern) : pattern_(std::move(pattern)), compiled_(std::make_unique<Compiled>()) {
     int error = 0;
     PCRE2_SIZE offset = 0;
     compiled_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern_.data()), pattern_.size(),
@@ -44,11 +44,11 @@ Regex::Regex(std::string pattern) : pattern_(std::move(pattern)), compiled_(std:
     pcre2_jit_compile(compiled_->code, PCRE2_JIT_COMPLETE);
 }
 
-Regex::Regex(Regex&&) noexcept = default;
-Regex& Regex::operator=(Regex&&) noexcept = default;
-Regex::~Regex() = default;
+Pcre2Regex::Pcre2Regex(Pcre2Regex&&) noexcept = default;
+Pcre2Regex& Pcre2Regex::operator=(Pcre2Regex&&) noexcept = default;
+Pcre2Regex::~Pcre2Regex() = default;
 
-void Regex::split(std::string_view text, std::vector<std::string_view>& pieces) const {
+void Pcre2Regex::split(std::string_view text, std::vector<std::string_view>& pieces) const {
     MatchData match(compiled_->code);
     const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
     std::size_t done = 0;  // end of the last piece emitted
