@@ -1,17 +1,21 @@
 #include "core/infer/activation.h"
 
 #include "kernels/backend.h"
+#include "kernels/binary.h"
+#include "kernels/blend.h"
 
 namespace forge::infer {
 
-void activate(NamActivation op, const NamActivationParams& params, std::span<float> x) noexcept {
-    kernels::active::nam_activation(op, params, x);
+void activate(UnaryOp op, const UnaryParams& params, std::span<float> x) noexcept {
+    kernels::active::unary(op, x, x, params);
 }
 
-void gate(std::span<float> out, std::span<const float> gate) noexcept { kernels::active::nam_gate(out, gate); }
+void gate(std::span<float> out, std::span<const float> gate) noexcept {
+    kernels::active::binary(kernels::BinaryOp::Mul, out, gate, out);
+}
 
 void blend(std::span<float> out, std::span<const float> alpha, std::span<const float> pre) noexcept {
-    kernels::active::nam_blend(out, alpha, pre);
+    kernels::active::blend(out, alpha, pre);
 }
 
 }  // namespace forge::infer

@@ -4,19 +4,21 @@
 // nothing here allocates or copies, since they run on the audio thread.
 #pragma once
 
-#include "kernels/nam_activation.h"
+#include "kernels/unary.h"
 
 #include <span>
 
 namespace forge::infer {
 
-using kernels::NamActivation;
-using kernels::NamActivationParams;
+// The functions (kernels/unary.h: one list for every layer) and the parameters of the
+// parameterised ones.
+using kernels::UnaryOp;
+using kernels::UnaryParams;
 
 // x[i] = f(x[i]), in place.
-void activate(NamActivation op, const NamActivationParams& params, std::span<float> x) noexcept;
+void activate(UnaryOp op, const UnaryParams& params, std::span<float> x) noexcept;
 
-// Gated: out[i] = out[i] * gate[i] (both already through their activations).
+// Gated: out[i] = out[i] * gate[i] (both already through their activations; binary Mul).
 void gate(std::span<float> out, std::span<const float> gate) noexcept;
 
 // Blended: out[i] = alpha[i] * out[i] + (1 - alpha[i]) * pre[i] (pre: out before activation).
