@@ -14,7 +14,7 @@
 // Core's [out][in][K] once at load time. The kernels never allocate: `z` is the caller's scratch.
 #pragma once
 
-#include "kernels/nam_activation.h"
+#include "kernels/unary.h"
 
 #include <cstdint>
 
@@ -30,8 +30,8 @@ struct NamWaveNetLayer {
     std::int64_t kernel_size;     // K
     std::int64_t dilation;
     NamGating gating;             // rows = B (None) or 2B (Gated, Blended)
-    NamActivation activation, secondary;
-    NamActivationParams activation_params, secondary_params;
+    UnaryOp activation, secondary;  // NAM's functions: any of kernels/unary.h
+    UnaryParams activation_params, secondary_params;
 
     // Weights, input-major.
     const float* conv;            // [K][C][rows]

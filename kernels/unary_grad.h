@@ -2,7 +2,8 @@
 //
 // One pass from the saved input, instead of a chain of tensor ops per derivative (silu'
 // alone would take five): the backward of an activation then costs what its forward does.
-// dx may be the same memory as dy.
+// dx may be the same memory as dy. NAM's inference-only functions (the ones after Identity in
+// kernels/unary.h) have no derivative here: dx is NaN for them; Identity's is 1.
 #pragma once
 
 #include "kernels/unary.h"

@@ -18,12 +18,6 @@ void rmsnorm_rows(std::span<const float> x, std::span<float> y, std::int64_t row
     });
 }
 
-void add_rows(std::span<float> y, std::span<const float> x) { kernels::active::binary(kernels::BinaryOp::Add, y, x, y); }
-
-void multiply_rows(std::span<const float> a, std::span<const float> b, std::span<float> y) {
-    kernels::active::binary(kernels::BinaryOp::Mul, a, b, y);
-}
-
 void swiglu_rows(std::span<float> gate, std::span<const float> up, std::int64_t rows, std::int64_t width) {
     ThreadPool::global().parallel_for(rows, 8, [&](std::int64_t begin, std::int64_t end) {
         const auto g = gate.subspan(sz(begin * width), sz((end - begin) * width));

@@ -4,6 +4,8 @@
 // NAM's real-time models (models/nam) run on one row of a block at a time.
 #pragma once
 
+#include "kernels/backend.h"
+#include "kernels/binary.h"
 #include "kernels/rope.h"
 
 #include <cstdint>
@@ -19,11 +21,15 @@ using kernels::RopeMode;
 void rmsnorm_rows(std::span<const float> x, std::span<float> y, std::int64_t rows, std::int64_t width,
                   std::span<const float> weight, float eps);
 
-// y += x, elementwise.
-void add_rows(std::span<float> y, std::span<const float> x);
+// y += x, elementwise. Inline, as multiply_rows: NAM calls them once per row of a block.
+inline void add_rows(std::span<float> y, std::span<const float> x) {
+    kernels::active::binary(kernels::BinaryOp::Add, y, x, y);
+}
 
 // y = a * b, elementwise; a b of one value multiplies every element by it. y may be a.
-void multiply_rows(std::span<const float> a, std::span<const float> b, std::span<float> y);
+inline void multiply_rows(std::span<const float> a, std::span<const float> b, std::span<float> y) {
+    kernels::active::binary(kernels::BinaryOp::Mul, a, b, y);
+}
 
 // gate = silu(gate) * up for `rows` rows of `width` values.
 void swiglu_rows(std::span<float> gate, std::span<const float> up, std::int64_t rows, std::int64_t width);

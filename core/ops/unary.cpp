@@ -24,6 +24,13 @@ std::string_view name(UnaryOp op) {
         case UnaryOp::Relu: return "relu";
         case UnaryOp::Neg: return "neg";
         case UnaryOp::Abs: return "abs";
+        case UnaryOp::Identity: return "identity";
+        case UnaryOp::FastTanh: return "fast_tanh";
+        case UnaryOp::Hardtanh: return "hardtanh";
+        case UnaryOp::LeakyRelu: return "leaky_relu";
+        case UnaryOp::Hardswish: return "hardswish";
+        case UnaryOp::LeakyHardtanh: return "leaky_hardtanh";
+        case UnaryOp::Softsign: return "softsign";
     }
     return "unary";
 }

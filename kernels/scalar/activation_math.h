@@ -1,7 +1,8 @@
 // The scalar definitions of the activation functions that more than one kernel applies: the
-// element-wise kernels (unary, unary_grad, nam_activation) and the LSTM cell all call these,
-// so each formula is written once. Plain expressions: the executable specification the simd
-// versions (kernels/simd/vector_math.h, nam_activation_batch.h) are tested against.
+// element-wise kernels (unary, unary_grad), the fused NAM layer and the LSTM cell all call
+// these, so each formula is written once: one sigmoid, and besides std::tanh (the one exact
+// tanh) one fast tanh. Plain expressions: the executable specification the simd versions
+// (kernels/simd/vector_math.h) are tested against.
 #pragma once
 
 #include <cmath>

@@ -5,8 +5,8 @@
 namespace forge::kernels::scalar {
 namespace {
 
-float activate(NamActivation op, const NamActivationParams& params, float v) noexcept {
-    nam_activation(op, params, {&v, 1});
+float activate(UnaryOp op, const UnaryParams& params, float v) noexcept {
+    unary(op, {&v, 1}, {&v, 1}, params);
     return v;
 }
 

@@ -21,6 +21,20 @@ float gelu_tanh(float x) {
 
 float gelu_erf(float x) { return 0.5f * x * std::erfc(-x * kInvSqrt2); }
 
+float hardtanh(float x) { return x < -1.0f ? -1.0f : (x > 1.0f ? 1.0f : x); }
+
+float leaky_hardtanh(float x, const UnaryParams& p) {
+    if (x < p.min_val) return (x - p.min_val) * p.min_slope + p.min_val;
+    if (x > p.max_val) return (x - p.max_val) * p.max_slope + p.max_val;
+    return x;
+}
+
+float hardswish(float x) {
+    const float t = x + 3.0f;
+    const float clamped = t < 0.0f ? 0.0f : (t > 6.0f ? 6.0f : t);
+    return x * clamped * (1.0f / 6.0f);
+}
+
 template <typename F>
 void map(std::span<const float> x, std::span<float> y, F f) {
     for (std::size_t i = 0; i < x.size(); ++i) y[i] = f(x[i]);
@@ -28,7 +42,7 @@ void map(std::span<const float> x, std::span<float> y, F f) {
 
 }  // namespace
 
-void unary(UnaryOp op, std::span<const float> x, std::span<float> y) noexcept {
+void unary(UnaryOp op, std::span<const float> x, std::span<float> y, const UnaryParams& p) noexcept {
     switch (op) {
         case UnaryOp::Exp: map(x, y, [](float v) { return std::exp(v); }); return;
         case UnaryOp::Log: map(x, y, [](float v) { return std::log(v); }); return;
@@ -43,6 +57,13 @@ void unary(UnaryOp op, std::span<const float> x, std::span<float> y) noexcept {
         case UnaryOp::Relu: map(x, y, [](float v) { return v < 0.0f ? 0.0f : v; }); return;
         case UnaryOp::Neg: map(x, y, [](float v) { return -v; }); return;
         case UnaryOp::Abs: map(x, y, [](float v) { return std::fabs(v); }); return;
+        case UnaryOp::Identity: map(x, y, [](float v) { return v; }); return;
+        case UnaryOp::FastTanh: map(x, y, fast_tanh); return;
+        case UnaryOp::Hardtanh: map(x, y, hardtanh); return;
+        case UnaryOp::LeakyRelu: map(x, y, [s = p.negative_slope](float v) { return v > 0.0f ? v : s * v; }); return;
+        case UnaryOp::Hardswish: map(x, y, hardswish); return;
+        case UnaryOp::LeakyHardtanh: map(x, y, [&p](float v) { return leaky_hardtanh(v, p); }); return;
+        case UnaryOp::Softsign: map(x, y, [](float v) { return v / (1.0f + std::fabs(v)); }); return;
     }
 }
 

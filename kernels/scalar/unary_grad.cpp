@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 namespace forge::kernels::scalar {
 namespace {
@@ -42,6 +43,14 @@ float derivative(UnaryOp op, float x) {
         case UnaryOp::Relu: return x > 0.0f ? 1.0f : 0.0f;
         case UnaryOp::Neg: return -1.0f;
         case UnaryOp::Abs: return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f);
+        case UnaryOp::Identity: return 1.0f;
+        // NAM's inference-only functions: no op records them for a backward pass.
+        case UnaryOp::FastTanh:
+        case UnaryOp::Hardtanh:
+        case UnaryOp::LeakyRelu:
+        case UnaryOp::Hardswish:
+        case UnaryOp::LeakyHardtanh:
+        case UnaryOp::Softsign: return std::numeric_limits<float>::quiet_NaN();
     }
     return 0.0f;
 }

@@ -1,6 +1,5 @@
 #include "kernels/lstm_cell.h"
 
-#include "kernels/simd/nam_activation_batch.h"
 #include "kernels/simd/vector_math.h"
 
 namespace forge::kernels::simd {
@@ -52,9 +51,9 @@ void run(std::span<float> gates, std::span<float> c, std::span<float> h, Sigmoid
 
 void lstm_cell(std::span<float> gates, std::span<float> c, std::span<float> h, bool fast) noexcept {
     if (fast) {
-        run(gates, c, h, [](Batch x) { return nam_fast_sigmoid(x); }, [](Batch x) { return nam_fast_tanh(x); });
+        run(gates, c, h, [](Batch x) { return fast_sigmoid(x); }, [](Batch x) { return fast_tanh(x); });
     } else {
-        run(gates, c, h, [](Batch x) { return sigmoid(x); }, [](Batch x) { return nam_tanh(x); });
+        run(gates, c, h, [](Batch x) { return sigmoid(x); }, [](Batch x) { return exact_tanh(x); });
     }
 }
 

@@ -6,7 +6,7 @@
 // it is stored, so z is written once, already activated.
 #include "kernels/nam_wavenet.h"
 
-#include "kernels/simd/nam_activation_batch.h"
+#include "kernels/simd/unary_batch.h"
 
 #include <utility>
 
@@ -53,8 +53,8 @@ inline void accumulate(Tile<Rows, V>& tile, const float* in, std::int64_t in_str
 // f on rows [First, First + Count) of the tile. The bounds are constants so that the tile
 // stays in registers (a run-time index would put it in memory).
 template <int First, int Count, int Rows, int V>
-[[gnu::always_inline]] inline void activate_tile(NamActivation op, const NamActivationParams& p, Tile<Rows, V>& tile) {
-    with_activation(op, p, [&](auto f) __attribute__((always_inline)) {
+[[gnu::always_inline]] inline void activate_tile(UnaryOp op, const UnaryParams& p, Tile<Rows, V>& tile) {
+    with_unary(op, p, [&](auto f) __attribute__((always_inline)) {
 #pragma GCC unroll 16
         for (int r = First; r < First + Count; ++r)
             for (int v = 0; v < V; ++v) tile[r][v] = f(tile[r][v]);
@@ -256,10 +256,10 @@ void gate_rows(const NamWaveNetLayer& l) {
     const std::int64_t n = l.bottleneck * l.frames;  // top and bottom halves are dense
     float* top = l.z;
     float* bottom = l.z + n;
-    with_activation(l.secondary, l.secondary_params, [bottom, n](auto f) {
+    with_unary(l.secondary, l.secondary_params, [bottom, n](auto f) {
         map_batches(std::span<const float>(bottom, static_cast<std::size_t>(n)), {bottom, static_cast<std::size_t>(n)}, f);
     });
-    with_activation(l.activation, l.activation_params, [&l, top, bottom, n](auto f) {
+    with_unary(l.activation, l.activation_params, [&l, top, bottom, n](auto f) {
         const auto combine = [&l, f](Batch pre, Batch second) {
             const Batch active = f(pre);
             if (l.gating == NamGating::Gated) return active * second;

@@ -3,6 +3,8 @@
 
 #include "kernels/simd/vector_math.h"
 
+#include <limits>
+
 namespace forge::kernels::simd {
 namespace {
 
@@ -19,7 +21,7 @@ Batch derivative(UnaryOp op, Batch x) {
         case UnaryOp::Sqrt: return half / xsimd::sqrt(x);
         case UnaryOp::Rsqrt: return Batch(-0.5f) / (x * xsimd::sqrt(x));
         case UnaryOp::Tanh: {
-            const Batch t = xsimd::tanh(x);
+            const Batch t = exact_tanh(x);
             return one - t * t;
         }
         case UnaryOp::Sigmoid: {
@@ -31,7 +33,7 @@ Batch derivative(UnaryOp op, Batch x) {
             return s * (one + x * (one - s));
         }
         case UnaryOp::GeluTanh: {
-            const Batch t = xsimd::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x));
+            const Batch t = exact_tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x));
             return half * (one + t) + half * x * (one - t * t) * kSqrt2OverPi * (one + 3.0f * kGeluCubic * x * x);
         }
         case UnaryOp::GeluErf:
@@ -39,6 +41,14 @@ Batch derivative(UnaryOp op, Batch x) {
         case UnaryOp::Relu: return xsimd::select(x > zero, one, zero);
         case UnaryOp::Neg: return Batch(-1.0f);
         case UnaryOp::Abs: return xsimd::select(x > zero, one, xsimd::select(x < zero, Batch(-1.0f), zero));
+        case UnaryOp::Identity: return one;
+        // NAM's inference-only functions: no op records them for a backward pass.
+        case UnaryOp::FastTanh:
+        case UnaryOp::Hardtanh:
+        case UnaryOp::LeakyRelu:
+        case UnaryOp::Hardswish:
+        case UnaryOp::LeakyHardtanh:
+        case UnaryOp::Softsign: return Batch(std::numeric_limits<float>::quiet_NaN());
     }
     return zero;
 }

@@ -73,9 +73,57 @@ inline Batch erfc(Batch z) {
     return xsimd::select(far, tail, near);
 }
 
-// 1 / (1 + exp(-x)): the one simd sigmoid (unary, its derivative, NAM's activations, the
-// LSTM cell), as kernels/scalar/activation_math.h is the one scalar sigmoid.
+// The simd definitions of the functions that more than one kernel applies (unary, its
+// derivative, the fused NAM layer, the LSTM cell), as kernels/scalar/activation_math.h holds
+// the scalar ones: one sigmoid, one exact tanh and one fast tanh per backend.
+
+// 1 / (1 + exp(-x)).
 [[gnu::always_inline]] inline Batch sigmoid(Batch x) { return Batch(1.0f) / (Batch(1.0f) + xsimd::exp(-x)); }
+
+// tanh to a few ulp without branches. xsimd::tanh switches between a polynomial and an exp
+// formula with data-dependent branches and a general exp (overflow and underflow checks this
+// range never needs); here one formula covers every input:
+//   tanh|x| = -m / (2 + m),   m = expm1(-2|x|)
+//   expm1(y) = 2^n·(1 + p) - 1 = 2^n·p + (2^n - 1),   y = n·ln2 + r, |r| <= ln2/2, p = expm1(r)
+// p is the Taylor series of expm1 to r^7 (truncation < 2e-8 relative). Near zero n = 0 and m = p
+// keeps full relative accuracy; elsewhere 2^n - 1 is exact and |m| > 0.29, so nothing cancels.
+// |x| is capped at 9, where tanh is 1 in float; min's operands in this order let NaN through
+// (x86's min returns its second operand when either is NaN), as std::tanh does. (Not named
+// tanh: xsimd::tanh would be found beside it by argument-dependent lookup.)
+[[gnu::always_inline]] inline Batch exact_tanh(Batch x) {
+    const Batch a = xsimd::min(Batch(9.0f), xsimd::abs(x));
+    const Batch y = Batch(-2.0f) * a;
+    const Batch n = xsimd::nearbyint(y * Batch(1.44269504088896341f));
+    // r = y - n·ln2 in two steps (Cody-Waite): n·ln2_hi is exact, ln2_lo carries the rest.
+    Batch r = xsimd::fma(n, Batch(-0.693145751953125f), y);
+    r = xsimd::fma(n, Batch(-1.428606765330187e-06f), r);
+    Batch q = Batch(1.0f / 5040.0f);
+    q = xsimd::fma(q, r, Batch(1.0f / 720.0f));
+    q = xsimd::fma(q, r, Batch(1.0f / 120.0f));
+    q = xsimd::fma(q, r, Batch(1.0f / 24.0f));
+    q = xsimd::fma(q, r, Batch(1.0f / 6.0f));
+    q = xsimd::fma(q, r, Batch(0.5f));
+    const Batch p = xsimd::fma(q, r * r, r);
+    // 2^n from its exponent bits (-26 <= n <= 0: always a normal float).
+    const Batch scale = xsimd::bitwise_cast<Batch>((xsimd::to_int(n) + IntBatch(127)) << 23);
+    const Batch m = xsimd::fma(scale, p, scale - Batch(1.0f));
+    const Batch t = -m / (Batch(2.0f) + m);
+    return t | xsimd::bitofsign(x);  // t >= 0: set the sign bit of x
+}
+
+// NeuralAmpModelerCore's fast_tanh, lane-wise (see kernels/scalar/activation_math.h).
+[[gnu::always_inline]] inline Batch fast_tanh(Batch x) {
+    const Batch ax = xsimd::abs(x);
+    const Batch x2 = x * x;
+    const Batch num = x * (Batch(2.45550750702956f) + Batch(2.45550750702956f) * ax +
+                           (Batch(0.893229853513558f) + Batch(0.821226666969744f) * ax) * x2);
+    const Batch den = Batch(2.44506634652299f) +
+                      (Batch(2.44506634652299f) + x2) * xsimd::abs(x + Batch(0.814642734961073f) * x * ax);
+    return num / den;
+}
+
+// Core's fast_sigmoid, lane-wise: (fast_tanh(x / 2) + 1) / 2.
+[[gnu::always_inline]] inline Batch fast_sigmoid(Batch x) { return Batch(0.5f) * (fast_tanh(x * Batch(0.5f)) + Batch(1.0f)); }
 
 // Horizontal sum and max of one batch.
 inline float sum_lanes(Batch v) { return xsimd::hadd(v); }

@@ -5,17 +5,17 @@
 namespace forge::nam {
 namespace {
 
-using infer::NamActivation;
+using infer::UnaryOp;
 
-const std::map<std::string, NamActivation>& names() {
+const std::map<std::string, UnaryOp>& names() {
     // "PReLU" is LeakyReLU with per-channel slopes (its single-slope default is 0.01, as Core's).
-    static const std::map<std::string, NamActivation> table = {
-        {"Tanh", NamActivation::Tanh},          {"Fasttanh", NamActivation::FastTanh},
-        {"Hardtanh", NamActivation::Hardtanh},  {"ReLU", NamActivation::Relu},
-        {"LeakyReLU", NamActivation::LeakyRelu}, {"PReLU", NamActivation::LeakyRelu},
-        {"Sigmoid", NamActivation::Sigmoid},    {"SiLU", NamActivation::Silu},
-        {"Hardswish", NamActivation::Hardswish}, {"LeakyHardtanh", NamActivation::LeakyHardtanh},
-        {"LeakyHardTanh", NamActivation::LeakyHardtanh}, {"Softsign", NamActivation::Softsign},
+    static const std::map<std::string, UnaryOp> table = {
+        {"Tanh", UnaryOp::Tanh},           {"Fasttanh", UnaryOp::FastTanh},
+        {"Hardtanh", UnaryOp::Hardtanh},   {"ReLU", UnaryOp::Relu},
+        {"LeakyReLU", UnaryOp::LeakyRelu}, {"PReLU", UnaryOp::LeakyRelu},
+        {"Sigmoid", UnaryOp::Sigmoid},     {"SiLU", UnaryOp::Silu},
+        {"Hardswish", UnaryOp::Hardswish}, {"LeakyHardtanh", UnaryOp::LeakyHardtanh},
+        {"LeakyHardTanh", UnaryOp::LeakyHardtanh}, {"Softsign", UnaryOp::Softsign},
     };
     return table;
 }
@@ -41,7 +41,7 @@ Activation Activation::parse(const nlohmann::json& spec, const JsonReader& where
 
     Activation a;
     a.op_ = it->second;
-    if (a.op_ == NamActivation::Tanh && options.fast_tanh) a.op_ = NamActivation::FastTanh;
+    if (a.op_ == UnaryOp::Tanh && options.fast_tanh) a.op_ = UnaryOp::FastTanh;
     if (spec.is_object()) {
         a.params_.negative_slope = number_or(spec, "negative_slope", 0.01f);
         a.params_.min_val = number_or(spec, "min_val", -1.0f);
@@ -61,12 +61,12 @@ Activation Activation::parse(const nlohmann::json& spec, const JsonReader& where
 }
 
 void Activation::apply(Signal x, std::int64_t channels, std::int64_t frames) const noexcept {
-    if (op_ == NamActivation::Identity) return;
+    if (op_ == UnaryOp::Identity) return;
     if (channel_slopes_.empty() && x.stride == frames) {
         infer::activate(op_, params_, {x.data, static_cast<std::size_t>(channels * frames)});
         return;
     }
-    infer::NamActivationParams row_params = params_;
+    infer::UnaryParams row_params = params_;
     for (std::int64_t c = 0; c < channels; ++c) {
         // Core's PReLU indexes its slopes by channel modulo their count (NAM/activations.h).
         if (!channel_slopes_.empty()) row_params.negative_slope = channel_slopes_[c % channel_slopes_.size()];

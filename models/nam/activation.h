@@ -24,13 +24,13 @@ public:
     // Apply to `channels` rows of `frames` values, in place. PReLU's slope follows the row.
     void apply(Signal x, std::int64_t channels, std::int64_t frames) const noexcept;
 
-    infer::NamActivation op() const { return op_; }
-    const infer::NamActivationParams& params() const { return params_; }
+    infer::UnaryOp op() const { return op_; }
+    const infer::UnaryParams& params() const { return params_; }
     bool per_channel() const { return !channel_slopes_.empty(); }  // PReLU with a slope per channel
 
 private:
-    infer::NamActivation op_ = infer::NamActivation::Identity;
-    infer::NamActivationParams params_;
+    infer::UnaryOp op_ = infer::UnaryOp::Identity;
+    infer::UnaryParams params_;
     std::vector<float> channel_slopes_;  // PReLU with one slope per channel
 };
 

@@ -39,7 +39,7 @@ struct LayerData {
     }
     std::int64_t history() const { return (kernel - 1) * dilation; }
 
-    NamWaveNetLayer call(NamActivation activation) {
+    NamWaveNetLayer call(UnaryOp activation) {
         NamWaveNetLayer l{};
         l.channels = channels;
         l.bottleneck = bottleneck;
@@ -48,7 +48,7 @@ struct LayerData {
         l.dilation = dilation;
         l.gating = gating;
         l.activation = activation;
-        l.secondary = NamActivation::Sigmoid;
+        l.secondary = UnaryOp::Sigmoid;
         l.conv = conv.data();
         l.conv_bias = conv_bias.data();
         l.mixin = mixin.data();
@@ -75,7 +75,7 @@ TEST(NamWaveNetLayer, ScalarMatchesHandComputedLayer) {
     // One channel, K = 2, dilation 3, identity activation: every sum is short enough to write out.
     LayerData d(1, 1, 1, 2, 3, 5, NamGating::None, true, false, 7);
     const auto head_before = d.head;
-    scalar::nam_wavenet_layer(d.call(NamActivation::Identity));
+    scalar::nam_wavenet_layer(d.call(UnaryOp::Identity));
     for (std::int64_t t = 0; t < d.frames; ++t) {
         const float x_now = d.input[3 + t], x_past = d.input[t];
         const float z = d.conv_bias[0] + d.conv[0] * x_past + d.conv[1] * x_now + d.mixin[0] * d.cond[t];
@@ -87,7 +87,7 @@ TEST(NamWaveNetLayer, ScalarMatchesHandComputedLayer) {
 
 #if defined(FORGE_BACKEND_SIMD)
 void expect_simd_matches_scalar(std::int64_t c, std::int64_t b, std::int64_t m, std::int64_t k, std::int64_t d,
-                                std::int64_t t, NamGating g, bool with_1x1, bool with_head1x1, NamActivation act) {
+                                std::int64_t t, NamGating g, bool with_1x1, bool with_head1x1, UnaryOp act) {
     const auto seed = static_cast<std::uint32_t>(c * 1000 + b * 100 + k * 10 + t);
     LayerData want(c, b, m, k, d, t, g, with_1x1, with_head1x1, seed);
     LayerData got(c, b, m, k, d, t, g, with_1x1, with_head1x1, seed);
@@ -109,16 +109,16 @@ TEST(NamWaveNetLayerSimd, MatchesScalar) {
     for (std::int64_t channels : {1, 3, 8, 13, 16, 17, 24}) {
         for (std::int64_t frames : {1, 15, 16, 64, 100}) {
             for (NamGating g : {NamGating::None, NamGating::Gated, NamGating::Blended}) {
-                expect_simd_matches_scalar(channels, channels, 1, 3, 4, frames, g, true, false, NamActivation::Tanh);
+                expect_simd_matches_scalar(channels, channels, 1, 3, 4, frames, g, true, false, UnaryOp::Tanh);
             }
         }
     }
-    expect_simd_matches_scalar(8, 4, 2, 6, 7, 64, NamGating::None, false, true, NamActivation::LeakyRelu);
-    expect_simd_matches_scalar(16, 16, 1, 15, 13, 33, NamGating::None, true, true, NamActivation::Relu);
-    expect_simd_matches_scalar(3, 2, 3, 1, 1, 64, NamGating::Gated, false, false, NamActivation::Softsign);
+    expect_simd_matches_scalar(8, 4, 2, 6, 7, 64, NamGating::None, false, true, UnaryOp::LeakyRelu);
+    expect_simd_matches_scalar(16, 16, 1, 15, 13, 33, NamGating::None, true, true, UnaryOp::Relu);
+    expect_simd_matches_scalar(3, 2, 3, 1, 1, 64, NamGating::Gated, false, false, UnaryOp::Softsign);
     // Both halves in one register tile (rows <= 16) and spread over several (rows > 16).
-    expect_simd_matches_scalar(12, 6, 1, 3, 2, 64, NamGating::Blended, true, true, NamActivation::FastTanh);
-    expect_simd_matches_scalar(10, 10, 2, 3, 5, 50, NamGating::Gated, true, true, NamActivation::Silu);
+    expect_simd_matches_scalar(12, 6, 1, 3, 2, 64, NamGating::Blended, true, true, UnaryOp::FastTanh);
+    expect_simd_matches_scalar(10, 10, 2, 3, 5, 50, NamGating::Gated, true, true, UnaryOp::Silu);
 }
 #endif
 
