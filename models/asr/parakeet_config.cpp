@@ -9,11 +9,6 @@
 namespace forge::asr {
 namespace {
 
-template <typename... Args>
-void check_format(bool condition, fmt::format_string<Args...> format, Args&&... args) {
-    if (!condition) throw FormatError(fmt::format(format, std::forward<Args>(args)...));
-}
-
 // Typed access to the metadata of one file: every miss names the file and the key.
 class Keys {
 public:
@@ -150,8 +145,8 @@ ParakeetArch parse_arch(const std::string& name) {
     if (name == "tdt") return ParakeetArch::Tdt;
     if (name == "hybrid_rnnt_ctc") return ParakeetArch::HybridRnntCtc;
     if (name == "hybrid_tdt_ctc") return ParakeetArch::HybridTdtCtc;
-    throw FormatError(fmt::format("unknown {} '{}' (expected ctc, rnnt, tdt, hybrid_rnnt_ctc or "
-                                  "hybrid_tdt_ctc)", keys::kArch, name));
+    fail_format("unknown {} '{}' (expected ctc, rnnt, tdt, hybrid_rnnt_ctc or "
+                "hybrid_tdt_ctc)", keys::kArch, name);
 }
 
 std::string arch_name(ParakeetArch arch) {
@@ -185,7 +180,7 @@ ParakeetConfig read_parakeet_config(const gguf::GgufFile& file) {
     try {
         c.arch = parse_arch(keys.string(keys::kArch));
     } catch (const FormatError& e) {
-        throw FormatError(fmt::format("{}: {}", file.source(), e.what()));
+        fail_format("{}: {}", file.source(), e.what());
     }
     c.encoder = read_encoder(keys);
     c.preprocessor = read_preprocessor(keys);

@@ -15,7 +15,7 @@ Arch parse_arch(const std::string& name, const std::string& source) {
     if (name == "llama") return Arch::Llama;
     if (name == "qwen2") return Arch::Qwen2;
     if (name == "qwen3") return Arch::Qwen3;
-    throw FormatError(fmt::format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3)", source, name));
+    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3)", source, name);
 }
 
 // Reads "{arch}.<key>" with the file's name in every error.
@@ -27,20 +27,20 @@ public:
         const gguf::Value* value = file_.find(prefix_ + key);
         if (value == nullptr) return std::nullopt;
         const auto number = value->as_int();
-        if (!number) throw FormatError(fmt::format("{}: metadata {}{} is not an integer", file_.source(), prefix_, key));
+        if (!number) fail_format("{}: metadata {}{} is not an integer", file_.source(), prefix_, key);
         return number;
     }
     std::int64_t positive_int(const std::string& key) const {
         const auto number = optional_int(key);
-        if (!number) throw FormatError(fmt::format("{}: metadata {}{} is missing", file_.source(), prefix_, key));
-        if (*number <= 0) throw FormatError(fmt::format("{}: metadata {}{} = {} must be positive", file_.source(), prefix_, key, *number));
+        if (!number) fail_format("{}: metadata {}{} is missing", file_.source(), prefix_, key);
+        if (*number <= 0) fail_format("{}: metadata {}{} = {} must be positive", file_.source(), prefix_, key, *number);
         return *number;
     }
     std::optional<double> optional_float(const std::string& key) const {
         const gguf::Value* value = file_.find(prefix_ + key);
         if (value == nullptr) return std::nullopt;
         const auto number = value->as_double();
-        if (!number) throw FormatError(fmt::format("{}: metadata {}{} is not a number", file_.source(), prefix_, key));
+        if (!number) fail_format("{}: metadata {}{} is not a number", file_.source(), prefix_, key);
         return number;
     }
     std::optional<std::string> optional_string(const std::string& key) const {
@@ -94,25 +94,25 @@ RopeParams read_rope(const MetadataReader& meta, const Hparams& h, const std::st
     // llama keeps HF's interleaved pairs (the converter permutes q/k); the Qwens rotate halves.
     rope.mode = h.arch == Arch::Llama ? kernels::RopeMode::Normal : kernels::RopeMode::Neox;
     if (rope.n_rot <= 0 || rope.n_rot > h.head_dim || rope.n_rot % 2 != 0) {
-        throw FormatError(fmt::format("{}: rope.dimension_count {} must be even and at most the head size {}", source,
-                                      rope.n_rot, h.head_dim));
+        fail_format("{}: rope.dimension_count {} must be even and at most the head size {}", source,
+                    rope.n_rot, h.head_dim);
     }
     // As llama.cpp: a factor without a type is linear scaling; the old key name still counts.
     const std::string scaling = meta.optional_string("rope.scaling.type").value_or("linear");
     if (scaling != "none" && scaling != "linear" && scaling != "yarn") {
-        throw FormatError(fmt::format("{}: {}.rope.scaling.type '{}' is not supported (forge does none, linear, yarn)",
-                                      source, h.arch_name, scaling));
+        fail_format("{}: {}.rope.scaling.type '{}' is not supported (forge does none, linear, yarn)",
+                    source, h.arch_name, scaling);
     }
     const double factor =
         meta.optional_float("rope.scaling.factor").value_or(meta.optional_float("rope.scale_linear").value_or(0.0));
-    if (factor < 0.0) throw FormatError(fmt::format("{}: rope.scaling.factor {} must not be negative", source, factor));
+    if (factor < 0.0) fail_format("{}: rope.scaling.factor {} must not be negative", source, factor);
     rope.freq_scale = scaling == "none" || factor == 0.0 ? 1.0f : static_cast<float>(1.0 / factor);
 
     const double ext_factor = meta.optional_float("rope.scaling.yarn_ext_factor").value_or(-1.0);
     rope.ext_factor = ext_factor >= 0.0 ? static_cast<float>(ext_factor) : (scaling == "yarn" ? 1.0f : 0.0f);
     const std::int64_t n_ctx_orig = meta.optional_int("rope.scaling.original_context_length").value_or(h.n_ctx_train);
     if (rope.ext_factor != 0.0f && n_ctx_orig <= 0) {
-        throw FormatError(fmt::format("{}: YaRN needs rope.scaling.original_context_length or context_length", source));
+        fail_format("{}: YaRN needs rope.scaling.original_context_length or context_length", source);
     }
     set_yarn_ramp(rope, static_cast<float>(n_ctx_orig),
                   static_cast<float>(meta.optional_float("rope.scaling.yarn_beta_fast").value_or(32.0)),
@@ -127,7 +127,7 @@ Hparams read_hparams(const gguf::GgufFile& file) {
     const std::string& source = file.source();
     const gguf::Value* arch_value = file.find("general.architecture");
     if (arch_value == nullptr || arch_value->string() == nullptr) {
-        throw FormatError(fmt::format("{}: general.architecture is missing", source));
+        fail_format("{}: general.architecture is missing", source);
     }
     Hparams h;
     h.arch_name = *arch_value->string();
@@ -147,17 +147,17 @@ Hparams read_hparams(const gguf::GgufFile& file) {
     h.rms_eps = static_cast<float>(meta.optional_float("attention.layer_norm_rms_epsilon").value_or(1e-6));
 
     if (h.n_head_kv <= 0 || h.n_head % h.n_head_kv != 0) {
-        throw FormatError(fmt::format("{}: head_count {} is not a multiple of head_count_kv {}", source, h.n_head, h.n_head_kv));
+        fail_format("{}: head_count {} is not a multiple of head_count_kv {}", source, h.n_head, h.n_head_kv);
     }
     if (h.head_dim <= 0 || value_length != h.head_dim) {
-        throw FormatError(fmt::format("{}: key_length {} and value_length {} must be equal and positive", source,
-                                      h.head_dim, value_length));
+        fail_format("{}: key_length {} and value_length {} must be equal and positive", source,
+                    h.head_dim, value_length);
     }
     h.rope = read_rope(meta, h, source);
 
     const gguf::TensorInfo* embd = file.find_tensor("token_embd.weight");
-    if (embd == nullptr) throw FormatError(fmt::format("{}: tensor token_embd.weight is missing", source));
-    if (embd->dims.size() != 2) throw FormatError(fmt::format("{}: token_embd.weight must be 2-D", source));
+    if (embd == nullptr) fail_format("{}: tensor token_embd.weight is missing", source);
+    if (embd->dims.size() != 2) fail_format("{}: token_embd.weight must be 2-D", source);
     h.n_vocab = embd->dims[1];
     return h;
 }

@@ -128,7 +128,7 @@ NamFile parse_nam(const nlohmann::json& document, const std::string& source) {
 
 NamFile read_nam_file(const std::filesystem::path& path) {
     std::ifstream in(path);
-    if (!in) throw FormatError(fmt::format("{}: cannot open the file", path.string()));
+    if (!in) fail_format("{}: cannot open the file", path.string());
     return parse_nam(parse_json(in, path.string(), kMaxJsonDepth), path.string());
 }
 

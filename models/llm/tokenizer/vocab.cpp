@@ -12,10 +12,10 @@ namespace {
 
 const gguf::Array& array_of(const gguf::GgufFile& file, std::string_view key, gguf::ValueType element) {
     const gguf::Value* value = file.find(key);
-    if (value == nullptr) throw FormatError(fmt::format("{}: missing {}", file.source(), key));
+    if (value == nullptr) fail_format("{}: missing {}", file.source(), key);
     const gguf::Array* array = value->array();
     if (array == nullptr || (array->element_type != element && !array->items.empty())) {
-        throw FormatError(fmt::format("{}: {} is not an array of {}", file.source(), key, gguf::value_type_name(element)));
+        fail_format("{}: {} is not an array of {}", file.source(), key, gguf::value_type_name(element));
     }
     return *array;
 }
@@ -23,7 +23,7 @@ const gguf::Array& array_of(const gguf::GgufFile& file, std::string_view key, gg
 std::string string_or(const gguf::GgufFile& file, std::string_view key, std::string fallback) {
     const gguf::Value* value = file.find(key);
     if (value == nullptr) return fallback;
-    if (value->string() == nullptr) throw FormatError(fmt::format("{}: {} is not a string", file.source(), key));
+    if (value->string() == nullptr) fail_format("{}: {} is not a string", file.source(), key);
     return *value->string();
 }
 
@@ -31,7 +31,7 @@ std::optional<std::int64_t> int_key(const gguf::GgufFile& file, std::string_view
     const gguf::Value* value = file.find(key);
     if (value == nullptr) return std::nullopt;
     const auto number = value->as_int();
-    if (!number) throw FormatError(fmt::format("{}: {} is not an integer", file.source(), key));
+    if (!number) fail_format("{}: {} is not an integer", file.source(), key);
     return number;
 }
 
@@ -39,7 +39,7 @@ std::optional<bool> bool_key(const gguf::GgufFile& file, std::string_view key) {
     const gguf::Value* value = file.find(key);
     if (value == nullptr) return std::nullopt;
     const bool* flag = value->get_if<bool>();
-    if (flag == nullptr) throw FormatError(fmt::format("{}: {} is not a bool", file.source(), key));
+    if (flag == nullptr) fail_format("{}: {} is not a bool", file.source(), key);
     return *flag;
 }
 
@@ -50,18 +50,18 @@ std::vector<TokenData> read_tokens(const gguf::GgufFile& file) {
     if (file.find("tokenizer.ggml.scores") != nullptr) {
         const auto& scores = array_of(file, "tokenizer.ggml.scores", gguf::ValueType::F32);
         if (scores.items.size() != tokens.size()) {
-            throw FormatError(fmt::format("{}: {} scores for {} tokens", file.source(), scores.items.size(), tokens.size()));
+            fail_format("{}: {} scores for {} tokens", file.source(), scores.items.size(), tokens.size());
         }
         for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i].score = *scores.items[i].get_if<float>();
     }
     if (file.find("tokenizer.ggml.token_type") != nullptr) {
         const auto& types = array_of(file, "tokenizer.ggml.token_type", gguf::ValueType::I32);
         if (types.items.size() != tokens.size()) {
-            throw FormatError(fmt::format("{}: {} token types for {} tokens", file.source(), types.items.size(), tokens.size()));
+            fail_format("{}: {} token types for {} tokens", file.source(), types.items.size(), tokens.size());
         }
         for (std::size_t i = 0; i < tokens.size(); ++i) {
             const std::int32_t type = *types.items[i].get_if<std::int32_t>();
-            if (type < 0 || type > 6) throw FormatError(fmt::format("{}: token {} has type {}", file.source(), i, type));
+            if (type < 0 || type > 6) fail_format("{}: token {} has type {}", file.source(), i, type);
             tokens[i].type = static_cast<TokenType>(type);
         }
     }
@@ -98,7 +98,7 @@ Vocab Vocab::from_gguf(const gguf::GgufFile& file) {
         kind = VocabKind::SentencePiece;
         special.unk = 0, special.bos = 1, special.eos = 2;
     } else {
-        throw FormatError(fmt::format("{}: tokenizer.ggml.model = '{}' is not supported (gpt2 or llama)", file.source(), model));
+        fail_format("{}: tokenizer.ggml.model = '{}' is not supported (gpt2 or llama)", file.source(), model);
     }
     const std::string pre = kind == VocabKind::Bpe ? string_or(file, "tokenizer.ggml.pre", "default") : "default";
     auto tokens = read_tokens(file);
@@ -129,7 +129,7 @@ Vocab::Vocab(VocabKind kind, std::string pre, std::vector<TokenData> tokens, std
       add_eos_(add_eos), add_space_prefix_(add_space_prefix) {
     for (std::size_t rank = 0; rank < merges.size(); ++rank) {
         if (merges[rank].find(' ', 1) == std::string::npos) {
-            throw FormatError(fmt::format("tokenizer.ggml.merges[{}] = '{}' is not 'left right'", rank, merges[rank]));
+            fail_format("tokenizer.ggml.merges[{}] = '{}' is not 'left right'", rank, merges[rank]);
         }
         merge_ranks_.emplace(std::move(merges[rank]), static_cast<int>(rank));
     }
