@@ -6,6 +6,7 @@
 #include "core/checkpoint/atomic_file.h"
 #include "core/gguf/gguf_file.h"
 #include "core/gguf/gguf_writer.h"
+#include "core/gguf/metadata.h"
 #include "models/llm/quant_mixture.h"
 #include "core/quant/quantize.h"
 #include "core/thread_pool.h"
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <climits>
 #include <filesystem>
 #include <memory>
 #include <vector>
@@ -29,21 +31,19 @@ struct QuantizeOptions {
     bool allow_requantize = false;
 };
 
-int metadata_int(const gguf::GgufFile& file, const std::string& key) {
-    const gguf::Value* v = file.find(key);
-    const auto i = v != nullptr ? v->as_int() : std::nullopt;
-    return i ? static_cast<int>(*i) : 0;
-}
-
+// What the mixture needs to know about the model (a missing key is 0).
 llm::ModelFacts model_facts(const gguf::GgufFile& file) {
+    const gguf::Metadata meta(file);
+    const gguf::Range<std::int64_t> count{0, INT_MAX};
     llm::ModelFacts facts;
-    if (const gguf::Value* arch = file.find("general.architecture"); arch != nullptr && arch->string() != nullptr) {
-        facts.arch = *arch->string();
-    }
-    facts.n_layer = metadata_int(file, facts.arch + ".block_count");
-    facts.n_head = metadata_int(file, facts.arch + ".attention.head_count");
-    facts.n_head_kv = metadata_int(file, facts.arch + ".attention.head_count_kv");
-    facts.n_expert = metadata_int(file, facts.arch + ".expert_count");
+    facts.arch = meta.string_or("general.architecture", "");
+    const auto count_or_zero = [&](const std::string& key) {
+        return static_cast<int>(meta.integer_or(facts.arch + "." + key, 0, count));
+    };
+    facts.n_layer = count_or_zero("block_count");
+    facts.n_head = count_or_zero("attention.head_count");
+    facts.n_head_kv = count_or_zero("attention.head_count_kv");
+    facts.n_expert = count_or_zero("expert_count");
     if (facts.n_head_kv == 0) facts.n_head_kv = facts.n_head;
     return facts;
 }
