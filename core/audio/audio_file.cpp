@@ -96,12 +96,22 @@ Audio decode(SNDFILE* file, const SF_INFO& info, const std::string& name) {
     return audio;
 }
 
+// Why libsndfile could not open `name`. A file without a header it knows (raw samples, a
+// text file, a model) is said to be that, in words, rather than as libsndfile's "Format not
+// recognised".
+[[noreturn]] void fail_to_open(const std::string& name) {
+    check_format(sf_error(nullptr) != SF_ERR_UNRECOGNISED_FORMAT,
+                 "{}: not an audio file forge can read: no WAV, FLAC, Ogg, AIFF or other known header "
+                 "(headerless raw samples cannot be read)", name);
+    fail_format("{}: cannot read audio: {}", name, sf_strerror(nullptr));
+}
+
 }  // namespace
 
 Audio read_audio(const std::filesystem::path& path) {
     SF_INFO info{};
     SndfileHandle file(sf_open(path.c_str(), SFM_READ, &info));
-    if (!file) fail_format("{}: cannot read audio: {}", path.string(), sf_strerror(nullptr));
+    if (!file) fail_to_open(path.string());
     return decode(file.get(), info, path.string());
 }
 
@@ -110,7 +120,7 @@ Audio read_audio(std::span<const std::byte> bytes, const std::string& name) {
     SF_VIRTUAL_IO io = memory_io();
     SF_INFO info{};
     SndfileHandle file(sf_open_virtual(&io, SFM_READ, &info, &memory));
-    if (!file) fail_format("{}: cannot read audio: {}", name, sf_strerror(nullptr));
+    if (!file) fail_to_open(name);
     return decode(file.get(), info, name);
 }
 
