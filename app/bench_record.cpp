@@ -14,7 +14,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 [[noreturn]] void reject(std::string_view source, std::string_view field, std::string_view problem) {
-    throw FormatError(fmt::format("{}: {}: {}", source, field, problem));
+    fail_format("{}: {}: {}", source, field, problem);
 }
 
 const Json& member(const Json& object, std::string_view key, std::string_view source, const std::string& where) {
@@ -150,7 +150,7 @@ Record read_record(const std::string& path) {
     try {
         json = Json::parse(in);
     } catch (const Json::parse_error& e) {
-        throw FormatError(fmt::format("{}: not JSON: {}", path, e.what()));
+        fail_format("{}: not JSON: {}", path, e.what());
     }
     return record_from_json(json, path);
 }

@@ -1,5 +1,7 @@
 // `forge gguf info FILE [--json]`: what a GGUF file holds — its metadata (long arrays
-// summarized), a table of its tensors and the totals.
+// summarized), a table of its tensors and the totals. The table prints shapes in ggml's order
+// (ne[0] first) as llama.cpp's tools do; the JSON's "shape" is forge's order (outermost first,
+// as Tensor::shape()) and its "ne" ggml's.
 #include "app/cli_checks.h"
 #include "app/commands.h"
 #include "core/gguf/gguf_file.h"
@@ -37,8 +39,6 @@ nlohmann::ordered_json to_json(const gguf::Value& value) {
         value.storage());
 }
 
-std::string shape_text(const gguf::TensorInfo& info) { return info.shape().to_string(); }
-
 std::string human_bytes(std::uint64_t bytes) {
     if (bytes >= (1ull << 30)) return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1ull << 30));
     if (bytes >= (1ull << 20)) return fmt::format("{:.2f} MiB", static_cast<double>(bytes) / (1ull << 20));
@@ -75,7 +75,7 @@ void print_json(const gguf::GgufFile& file) {
     nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
     for (const auto& info : file.tensors()) {
         tensors.push_back({{"name", info.name}, {"type", std::string(dtype_name(info.dtype))},
-                           {"shape", info.shape().span()}, {"bytes", info.nbytes}, {"offset", info.offset}});
+                           {"shape", info.shape().span()}, {"ne", info.dims}, {"bytes", info.nbytes}, {"offset", info.offset}});
     }
     out["tensors"] = tensors;
     out["totals"] = {{"tensors", file.tensors().size()}, {"elements", totals.elements}, {"bytes", totals.bytes},
@@ -94,9 +94,10 @@ void print_text(const gguf::GgufFile& file) {
     }
     std::size_t name_width = 4;
     for (const auto& info : file.tensors()) name_width = std::max(name_width, info.name.size());
-    fmt::print("\ntensors:\n  {:<{}} {:<8} {:<22} {:>12}\n", "name", name_width, "type", "shape", "bytes");
+    // Shapes in ggml's order, ne[0] (the row length) first, as llama.cpp's tools and forge quantize print them.
+    fmt::print("\ntensors:\n  {:<{}} {:<8} {:<22} {:>12}\n", "name", name_width, "type", "shape (ne0 first)", "bytes");
     for (const auto& info : file.tensors()) {
-        fmt::print("  {:<{}} {:<8} {:<22} {:>12}\n", printable(info.name), name_width, dtype_name(info.dtype), shape_text(info),
+        fmt::print("  {:<{}} {:<8} {:<22} {:>12}\n", printable(info.name), name_width, dtype_name(info.dtype), info.dims_text(),
                    info.nbytes);
     }
     fmt::print("\ntotals: {} tensors, {} elements, {} ({} bytes)\n", file.tensors().size(), totals.elements,

@@ -1,21 +1,14 @@
 // `forge quantize IN.gguf OUT.gguf TYPE [--pure]`: llama-quantize for the types forge encodes
-// byte-exactly. Tensors are converted one at a time (read from the mapped input, written
-// straight to the output), the output file appears only when complete, and each tensor's
-// fate is logged.
+// byte-exactly. The pipeline is models/llm/quantize_model.h; this is its command line: flags,
+// one log line per tensor (shape in ggml's order, ne[0] = columns first, as llama-quantize
+// prints it), the fallback warnings and the summary.
 #include "app/commands.h"
-#include "core/checkpoint/atomic_file.h"
-#include "core/gguf/gguf_file.h"
-#include "core/gguf/gguf_writer.h"
-#include "models/llm/quant_mixture.h"
-#include "core/quant/quantize.h"
-#include "core/thread_pool.h"
+#include "models/llm/quantize_model.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
 #include <memory>
-#include <vector>
 
 namespace forge::app {
 
@@ -29,45 +22,9 @@ struct QuantizeOptions {
     bool allow_requantize = false;
 };
 
-int metadata_int(const gguf::GgufFile& file, const std::string& key) {
-    const gguf::Value* v = file.find(key);
-    const auto i = v != nullptr ? v->as_int() : std::nullopt;
-    return i ? static_cast<int>(*i) : 0;
-}
-
-llm::ModelFacts model_facts(const gguf::GgufFile& file) {
-    llm::ModelFacts facts;
-    if (const gguf::Value* arch = file.find("general.architecture"); arch != nullptr && arch->string() != nullptr) {
-        facts.arch = *arch->string();
-    }
-    facts.n_layer = metadata_int(file, facts.arch + ".block_count");
-    facts.n_head = metadata_int(file, facts.arch + ".attention.head_count");
-    facts.n_head_kv = metadata_int(file, facts.arch + ".attention.head_count_kv");
-    facts.n_expert = metadata_int(file, facts.arch + ".expert_count");
-    if (facts.n_head_kv == 0) facts.n_head_kv = facts.n_head;
-    return facts;
-}
-
 std::string human(std::uint64_t bytes) {
     return bytes >= (1u << 20) ? fmt::format("{:.2f} MiB", static_cast<double>(bytes) / (1u << 20))
                                : fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024);
-}
-
-// Re-encode one tensor: decode the source rows to f32, encode to the target, chunk by chunk
-// so that a large tensor never needs a full f32 copy.
-void convert(const gguf::GgufFile& file, const gguf::TensorInfo& info, DType target, std::span<std::byte> out) {
-    const std::int64_t row = info.dims.empty() ? 1 : info.dims[0];
-    const std::int64_t rows = row == 0 ? 0 : info.numel() / row;
-    const std::size_t in_row = dtype_bytes(info.dtype, static_cast<std::size_t>(row));
-    const std::size_t out_row = dtype_bytes(target, static_cast<std::size_t>(row));
-    const auto source = file.tensor_bytes(info);
-    const std::int64_t rows_per_chunk = std::max<std::int64_t>(1, (std::int64_t{1} << 16) / std::max<std::int64_t>(1, row));
-    ThreadPool::global().parallel_for(rows, rows_per_chunk, [&](std::int64_t begin, std::int64_t end) {
-        const auto n = static_cast<std::size_t>(end - begin);
-        std::vector<float> values(n * static_cast<std::size_t>(row));
-        quant::dequantize_bytes(info.dtype, source.subspan(static_cast<std::size_t>(begin) * in_row, n * in_row), values);
-        quant::quantize_bytes(target, values, out.subspan(static_cast<std::size_t>(begin) * out_row, n * out_row));
-    });
 }
 
 // TYPE is one forge encodes: anything else is a usage error at parse time.
@@ -84,61 +41,20 @@ CLI::Validator known_file_type() {
 int run_quantize(const QuantizeOptions& o) {
     const auto file_type = llm::file_type_from_name(o.type);
     check(file_type.has_value(), "unknown type '{}'", o.type);  // known_file_type() refused it at parse time
-    checkpoint::check_not_an_input(o.output, {o.input});
-    const auto file = gguf::GgufFile::open(o.input);
-
-    std::vector<llm::TensorFacts> facts;
-    for (const auto& info : file.tensors()) facts.push_back({info.name, info.dtype, info.dims});
-    const auto order = llm::llama_tensor_order(facts);  // llama-quantize's output order
-    std::vector<llm::TensorFacts> ordered;
-    for (const auto i : order) ordered.push_back(facts[i]);
-    llm::Mixture mixture(*file_type, o.pure, model_facts(file), ordered);
-
-    // Metadata as llama-quantize writes it: the input's entries, then these two appended.
-    gguf::GgufWriter writer(file.version());
-    for (const auto& kv : file.metadata()) writer.set(kv.key, kv.value);
-    writer.remove("general.quantization_version");
-    writer.remove("general.file_type");
-    writer.set("general.quantization_version", std::uint32_t{2});  // GGML_QNT_VERSION
-    writer.set("general.file_type", static_cast<std::uint32_t>(file_type->id));
-
-    const std::size_t count = file.tensors().size();
-    std::uint64_t bytes_in = 0, bytes_out = 0;
-    int fallbacks = 0;
-    for (std::size_t step = 0; step < count; ++step) {
-        const std::size_t i = order[step];
-        const auto& info = file.tensors()[i];
-        const auto choice = mixture.choose(facts[i]);
-        const bool convert_it = choice.quantized && choice.dtype != info.dtype;
-        if (convert_it && is_quantized(info.dtype) && !o.allow_requantize) {
-            fail("{}: tensor '{}' is already {}: re-quantizing to {} would lose precision (pass --allow-requantize "
-                 "to do it anyway)", o.input, info.name, dtype_name(info.dtype), dtype_name(choice.dtype));
-        }
-        if (convert_it) {
-            check(quant::can_decode(info.dtype), "{}: cannot decode tensor '{}' of type {}", o.input, info.name,
-                  dtype_name(info.dtype));
-        }
-        if (!choice.fallback.empty()) {
-            ++fallbacks;
-            spdlog::warn("{}: {}", info.name, choice.fallback);
-        }
-        const DType target = convert_it ? choice.dtype : info.dtype;
-        const std::uint64_t out_bytes = dtype_bytes(target, static_cast<std::size_t>(info.numel()));
-        bytes_in += info.nbytes;
-        bytes_out += out_bytes;
-        writer.add_tensor(info.name, target, info.dims, [&, i, step, convert_it, target, out_bytes](std::span<std::byte> out) {
-            const auto& t = file.tensors()[i];
-            if (convert_it) convert(file, t, target, out);
-            else std::copy_n(file.tensor_bytes(t).begin(), out.size(), out.begin());
-            spdlog::info("[{:>4}/{}] {:<32} {:<16} {:>6} -> {:<6} {:>10} -> {}", step + 1, count, t.name,
-                         t.shape().to_string(), dtype_name(t.dtype), dtype_name(target), human(t.nbytes),
-                         human(out_bytes));
-        });
+    const llm::QuantizeRequest request{o.input, o.output, *file_type, o.pure, o.allow_requantize};
+    const auto warn_fallback = [](const llm::TensorFallback& f) { spdlog::warn("{}: {}", f.name, f.reason); };
+    const auto print_tensor = [](const llm::TensorWritten& t) {
+        spdlog::info("[{:>4}/{}] {:<32} {:<16} {:>6} -> {:<6} {:>10} -> {}", t.step, t.count, t.source.name,
+                     t.source.dims_text(), dtype_name(t.source.dtype), dtype_name(t.target), human(t.source.nbytes),
+                     human(t.bytes_out));
+    };
+    const llm::QuantizeSummary summary = llm::quantize_model(request, warn_fallback, print_tensor);
+    spdlog::info("{}: {} tensors, {} -> {} ({}{})", o.output, summary.tensors, human(summary.bytes_in),
+                 human(summary.bytes_out), file_type->name, o.pure ? ", pure" : "");
+    if (summary.fallbacks > 0) {
+        spdlog::warn("{} tensors fell back to another type (columns not a multiple of the type's block size)",
+                     summary.fallbacks);
     }
-    writer.write(o.output);
-    spdlog::info("{}: {} tensors, {} -> {} ({}{})", o.output, count, human(bytes_in), human(bytes_out),
-                 file_type->name, o.pure ? ", pure" : "");
-    if (fallbacks > 0) spdlog::warn("{} tensors fell back to another type (rows not a multiple of 256)", fallbacks);
     return 0;
 }
 

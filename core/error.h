@@ -35,4 +35,16 @@ void check(bool condition, fmt::format_string<Args...> format, Args&&... args) {
     }
 }
 
+// Throw a FormatError (a malformed input file) whose message is formatted with {fmt}.
+template <typename... Args>
+[[noreturn]] void fail_format(fmt::format_string<Args...> format, Args&&... args) {
+    throw FormatError(fmt::format(format, std::forward<Args>(args)...));
+}
+
+// Check what a file says; on failure throw a FormatError with the formatted message.
+template <typename... Args>
+void check_format(bool condition, fmt::format_string<Args...> format, Args&&... args) {
+    if (!condition) fail_format<Args...>(format, std::forward<Args>(args)...);
+}
+
 }  // namespace forge

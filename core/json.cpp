@@ -14,14 +14,14 @@ template <typename Json, typename Input>
 Json parse_bounded(Input&& input, const std::string& source, int max_depth) {
     const typename Json::parser_callback_t bounded = [&](int depth, typename Json::parse_event_t, Json&) {
         if (depth > max_depth)
-            throw FormatError(fmt::format("{}: JSON nested more than {} levels deep", source, max_depth));
+            fail_format("{}: JSON nested more than {} levels deep", source, max_depth);
         return true;
     };
     try {
         return Json::parse(std::forward<Input>(input), bounded);
     } catch (const nlohmann::json::exception& e) {
         // Every nlohmann error (syntax, a number such as 1e400 out of range, bad UTF-8), named.
-        throw FormatError(fmt::format("{}: malformed JSON: {}", source, e.what()));
+        fail_format("{}: malformed JSON: {}", source, e.what());
     }
 }
 

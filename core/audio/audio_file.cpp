@@ -64,11 +64,11 @@ SF_VIRTUAL_IO memory_io() {
 // The samples of an open file, `name` naming it in errors.
 Audio decode(SNDFILE* file, const SF_INFO& info, const std::string& name) {
     if (info.channels < 1 || info.channels > kMaxChannels || info.samplerate < 1)
-        throw FormatError(fmt::format("{}: {} channels at {} Hz is not audio forge can read (1 to {} channels)",
-                                      name, info.channels, info.samplerate, kMaxChannels));
+        fail_format("{}: {} channels at {} Hz is not audio forge can read (1 to {} channels)",
+                    name, info.channels, info.samplerate, kMaxChannels);
     if (info.frames < 0 || info.frames > kMaxSamples / info.channels)
-        throw FormatError(fmt::format("{}: the header claims {} frames of {} channels, more than the {} samples forge "
-                                      "reads", name, info.frames, info.channels, kMaxSamples));
+        fail_format("{}: the header claims {} frames of {} channels, more than the {} samples forge "
+                    "reads", name, info.frames, info.channels, kMaxSamples);
     Audio audio;
     audio.channels = info.channels;
     audio.sample_rate = info.samplerate;
@@ -92,8 +92,18 @@ Audio decode(SNDFILE* file, const SF_INFO& info, const std::string& name) {
     }
     audio.samples.resize(static_cast<std::size_t>(got) * channels);
     if (got != info.frames)
-        throw FormatError(fmt::format("{}: truncated audio: {} of {} frames", name, got, info.frames));
+        fail_format("{}: truncated audio: {} of {} frames", name, got, info.frames);
     return audio;
+}
+
+// Why libsndfile could not open `name`. A file without a header it knows (raw samples, a
+// text file, a model) is said to be that, in words, rather than as libsndfile's "Format not
+// recognised".
+[[noreturn]] void fail_to_open(const std::string& name) {
+    check_format(sf_error(nullptr) != SF_ERR_UNRECOGNISED_FORMAT,
+                 "{}: not an audio file forge can read: no WAV, FLAC, Ogg, AIFF or other known header "
+                 "(headerless raw samples cannot be read)", name);
+    fail_format("{}: cannot read audio: {}", name, sf_strerror(nullptr));
 }
 
 }  // namespace
@@ -101,7 +111,7 @@ Audio decode(SNDFILE* file, const SF_INFO& info, const std::string& name) {
 Audio read_audio(const std::filesystem::path& path) {
     SF_INFO info{};
     SndfileHandle file(sf_open(path.c_str(), SFM_READ, &info));
-    if (!file) throw FormatError(fmt::format("{}: cannot read audio: {}", path.string(), sf_strerror(nullptr)));
+    if (!file) fail_to_open(path.string());
     return decode(file.get(), info, path.string());
 }
 
@@ -110,7 +120,7 @@ Audio read_audio(std::span<const std::byte> bytes, const std::string& name) {
     SF_VIRTUAL_IO io = memory_io();
     SF_INFO info{};
     SndfileHandle file(sf_open_virtual(&io, SFM_READ, &info, &memory));
-    if (!file) throw FormatError(fmt::format("{}: cannot read audio: {}", name, sf_strerror(nullptr)));
+    if (!file) fail_to_open(name);
     return decode(file.get(), info, name);
 }
 

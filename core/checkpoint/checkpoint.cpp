@@ -69,19 +69,19 @@ Checkpoint load_checkpoint(const std::filesystem::path& base) {
     Checkpoint checkpoint;
     try {
         if (!info.is_object() || info.value("format", "") != "forge-checkpoint" || info.value("version", 0) != kFormatVersion) {
-            throw FormatError(fmt::format("{}: not a forge checkpoint of version {}", base.string(), kFormatVersion));
+            fail_format("{}: not a forge checkpoint of version {}", base.string(), kFormatVersion);
         }
         checkpoint.step = info.at("step").get<std::int64_t>();
         checkpoint.seed = info.at("seed").get<std::uint64_t>();
         checkpoint.optimizer.step = info.at("optimizer_step").get<std::int64_t>();
     } catch (const nlohmann::json::exception& e) {  // a missing field or one of the wrong type
-        throw FormatError(fmt::format("{}: {}", with_suffix(base, ".json").string(), e.what()));
+        fail_format("{}: {}", with_suffix(base, ".json").string(), e.what());
     }
     // The tensors file the JSON names, in the same folder (no path: a JSON cannot point elsewhere).
     const std::string tensors = info.contains("tensors") && info["tensors"].is_string() ? info["tensors"].get<std::string>()
                                                                                        : with_suffix(base, ".safetensors").filename().string();
     if (tensors.empty() || tensors.find('/') != std::string::npos || tensors == "." || tensors == "..")
-        throw FormatError(fmt::format("{}: tensors: '{}' is not a file name", with_suffix(base, ".json").string(), tensors));
+        fail_format("{}: tensors: '{}' is not a file name", with_suffix(base, ".json").string(), tensors);
     for (auto& [name, t] : read_safetensors(base.parent_path() / tensors)) {
         if (starts_with(name, kParamPrefix)) {
             checkpoint.params[name.substr(std::strlen(kParamPrefix))] = t;

@@ -42,7 +42,7 @@ DType dtype_from_safetensors(const std::string& name, const std::string& tensor)
                     DType::U8}) {
         if (name == safetensors_dtype(d)) return d;
     }
-    throw FormatError(fmt::format("safetensors tensor '{}' has unsupported dtype '{}'", tensor, name));
+    fail_format("safetensors tensor '{}' has unsupported dtype '{}'", tensor, name);
 }
 
 std::uint64_t read_u64_le(const unsigned char* p) {
@@ -119,21 +119,21 @@ Tensor read_tensor(const nlohmann::json& entry, const std::string& name, std::sp
 }  // namespace
 
 TensorMap parse_safetensors(std::span<const std::byte> bytes, const std::string& source, Metadata* metadata) {
-    if (bytes.size() < 8) throw FormatError(fmt::format("{}: too short for a safetensors file", source));
+    if (bytes.size() < 8) fail_format("{}: too short for a safetensors file", source);
     const std::uint64_t header_size = read_u64_le(reinterpret_cast<const unsigned char*>(bytes.data()));
     if (header_size > bytes.size() - 8) {
-        throw FormatError(fmt::format("{}: header of {} bytes in a file of {}", source, header_size, bytes.size()));
+        fail_format("{}: header of {} bytes in a file of {}", source, header_size, bytes.size());
     }
     const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, header_size);
     const auto header = parse_json(text, source, kMaxHeaderDepth);
-    if (!header.is_object()) throw FormatError(fmt::format("{}: the header is not a JSON object", source));
+    if (!header.is_object()) fail_format("{}: the header is not a JSON object", source);
     const auto data = bytes.subspan(8 + header_size);
     TensorMap tensors;
     for (const auto& [name, entry] : header.items()) {
         if (name == "__metadata__") {
-            if (!entry.is_object()) throw FormatError(fmt::format("{}: __metadata__ is not an object", source));
+            if (!entry.is_object()) fail_format("{}: __metadata__ is not an object", source);
             for (const auto& [key, value] : entry.items())
-                if (!value.is_string()) throw FormatError(fmt::format("{}: __metadata__.{} is not a string", source, key));
+                if (!value.is_string()) fail_format("{}: __metadata__.{} is not a string", source, key);
             if (metadata) *metadata = entry.get<Metadata>();
             continue;
         }

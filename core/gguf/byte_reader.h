@@ -67,8 +67,8 @@ public:
     template <typename... Args>
     [[noreturn]] void fail_at(std::size_t at, std::string_view field, fmt::format_string<Args...> format,
                               Args&&... args) const {
-        throw FormatError(fmt::format("{}: {} at byte {}: {}", source_, field, at,
-                                      fmt::format(format, std::forward<Args>(args)...)));
+        fail_format("{}: {} at byte {}: {}", source_, field, at,
+                    fmt::format(format, std::forward<Args>(args)...));
     }
 
 private:

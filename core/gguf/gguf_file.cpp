@@ -2,6 +2,8 @@
 
 #include "core/error.h"
 
+#include <fmt/ranges.h>
+
 namespace forge::gguf {
 
 std::int64_t TensorInfo::numel() const {
@@ -15,6 +17,8 @@ Shape TensorInfo::shape() const {
     for (auto it = dims.rbegin(); it != dims.rend(); ++it) shape.push_back(*it);
     return shape;
 }
+
+std::string TensorInfo::dims_text() const { return fmt::format("[{}]", fmt::join(dims, ", ")); }
 
 const Value* GgufFile::find(std::string_view key) const {
     for (const auto& kv : metadata_) {

@@ -43,6 +43,9 @@ struct TensorInfo {
 
     std::int64_t numel() const;
     Shape shape() const;  // forge order: outermost first (dims reversed)
+    // "[4096, 32000]": the dims in ggml's order, ne[0] (the row length) first, as llama.cpp's
+    // tools print them; what `forge gguf info` and `forge quantize` show.
+    std::string dims_text() const;
 };
 
 class GgufFile {

@@ -9,14 +9,14 @@ namespace forge::gguf {
 
 Tensor TensorLoader::raw(const std::string& name, const Shape& shape) const {
     const TensorInfo* info = file_.find_tensor(name);
-    if (info == nullptr) throw FormatError(fmt::format("{}: tensor {} is missing", file_.source(), name));
+    if (info == nullptr) fail_format("{}: tensor {} is missing", file_.source(), name);
     if (info->shape() != shape) {
-        throw FormatError(fmt::format("{}: tensor {} has shape {}, expected {}", file_.source(), name,
-                                      info->shape().to_string(), shape.to_string()));
+        fail_format("{}: tensor {} has shape {}, expected {}", file_.source(), name,
+                    info->shape().to_string(), shape.to_string());
     }
     if (!quant::can_decode(info->dtype)) {
-        throw FormatError(fmt::format("{}: tensor {} has dtype {}, which forge cannot decode", file_.source(), name,
-                                      dtype_name(info->dtype)));
+        fail_format("{}: tensor {} has dtype {}, which forge cannot decode", file_.source(), name,
+                    dtype_name(info->dtype));
     }
     return file_.tensor(*info);
 }

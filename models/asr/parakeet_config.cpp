@@ -1,6 +1,7 @@
 #include "models/asr/parakeet_config.h"
 
 #include "core/error.h"
+#include "core/gguf/metadata.h"
 #include "models/asr/gguf_keys.h"
 #include "models/asr/vocabulary.h"
 
@@ -9,86 +10,20 @@
 namespace forge::asr {
 namespace {
 
-template <typename... Args>
-void check_format(bool condition, fmt::format_string<Args...> format, Args&&... args) {
-    if (!condition) throw FormatError(fmt::format(format, std::forward<Args>(args)...));
-}
-
-// Typed access to the metadata of one file: every miss names the file and the key.
-class Keys {
-public:
-    explicit Keys(const gguf::GgufFile& file) : file_(file) {}
-
-    const gguf::Value& value(std::string_view key) const {
-        const gguf::Value* v = file_.find(key);
-        check_format(v != nullptr, "{}: missing metadata key '{}'", file_.source(), key);
-        return *v;
-    }
-    bool has(std::string_view key) const { return file_.find(key) != nullptr; }
-
-    std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max) const {
-        const auto v = value(key).as_int();
-        check_format(v.has_value(), "{}: metadata '{}' must be an integer, got {}", file_.source(), key,
-                           value(key).to_string());
-        check_format(*v >= min && *v <= max, "{}: metadata '{}' = {} is outside [{}, {}]", file_.source(), key, *v,
-                           min, max);
-        return *v;
-    }
-    std::int64_t integer_or(std::string_view key, std::int64_t fallback, std::int64_t min, std::int64_t max) const {
-        return has(key) ? integer(key, min, max) : fallback;
-    }
-    float real(std::string_view key, double min, double max) const {
-        const auto v = value(key).as_double();
-        check_format(v.has_value() && std::isfinite(*v) && *v >= min && *v <= max,
-                           "{}: metadata '{}' must be a number in [{}, {}], got {}", file_.source(), key, min, max,
-                           value(key).to_string());
-        return static_cast<float>(*v);
-    }
-    float real_or(std::string_view key, float fallback, double min, double max) const {
-        return has(key) ? real(key, min, max) : fallback;
-    }
-    bool boolean_or(std::string_view key, bool fallback) const {
-        if (!has(key)) return fallback;
-        const bool* v = value(key).get_if<bool>();
-        check_format(v != nullptr, "{}: metadata '{}' must be a bool, got {}", file_.source(), key,
-                           value(key).to_string());
-        return *v;
-    }
-    std::string string(std::string_view key) const {
-        const std::string* v = value(key).string();
-        check_format(v != nullptr, "{}: metadata '{}' must be a string, got {}", file_.source(), key,
-                           value(key).to_string());
-        return *v;
-    }
-    std::string string_or(std::string_view key, const std::string& fallback) const {
-        return has(key) ? string(key) : fallback;
-    }
-    const gguf::Array& array(std::string_view key) const {
-        const gguf::Array* v = value(key).array();
-        check_format(v != nullptr, "{}: metadata '{}' must be an array, got {}", file_.source(), key,
-                           value(key).to_string());
-        return *v;
-    }
-    const std::string& source() const { return file_.source(); }
-
-private:
-    const gguf::GgufFile& file_;
-};
-
 constexpr std::int64_t kMaxDim = 1 << 16;
 
-EncoderConfig read_encoder(const Keys& keys) {
+EncoderConfig read_encoder(const gguf::Metadata& keys) {
     EncoderConfig e;
-    e.feat_in = keys.integer(keys::kEncoderFeatIn, 8, 1024);
-    e.d_model = keys.integer(keys::kEncoderDModel, 2, kMaxDim);
-    e.n_layers = keys.integer(keys::kEncoderLayers, 1, 1024);
-    e.n_heads = keys.integer(keys::kEncoderHeads, 1, 1024);
-    e.ff_dim = keys.integer(keys::kEncoderFfDim, 1, kMaxDim);
-    e.conv_kernel = keys.integer(keys::kEncoderConvKernel, 1, 255);
-    e.subsampling_factor = keys.integer(keys::kEncoderSubsamplingFactor, 1, 64);
-    e.subsampling_channels = keys.integer(keys::kEncoderSubsamplingChannels, 1, kMaxDim);
+    e.feat_in = keys.integer(keys::kEncoderFeatIn, {8, 1024});
+    e.d_model = keys.integer(keys::kEncoderDModel, {2, kMaxDim});
+    e.n_layers = keys.integer(keys::kEncoderLayers, {1, 1024});
+    e.n_heads = keys.integer(keys::kEncoderHeads, {1, 1024});
+    e.ff_dim = keys.integer(keys::kEncoderFfDim, {1, kMaxDim});
+    e.conv_kernel = keys.integer(keys::kEncoderConvKernel, {1, 255});
+    e.subsampling_factor = keys.integer(keys::kEncoderSubsamplingFactor, {1, 64});
+    e.subsampling_channels = keys.integer(keys::kEncoderSubsamplingChannels, {1, kMaxDim});
     e.xscaling = keys.boolean_or(keys::kEncoderXscaling, false);
-    e.pos_emb_max_len = keys.integer_or(keys::kEncoderPosEmbMaxLen, 5000, 1, 1 << 24);
+    e.pos_emb_max_len = keys.integer_or(keys::kEncoderPosEmbMaxLen, 5000, {1, 1 << 24});
     e.use_bias = keys.boolean_or(keys::kEncoderUseBias, true);
     check_format(e.d_model % e.n_heads == 0 && e.d_model % 2 == 0,
                        "{}: {} = {} must be even and divisible by {} = {}", keys.source(),
@@ -103,16 +38,16 @@ EncoderConfig read_encoder(const Keys& keys) {
     return e;
 }
 
-PreprocessorConfig read_preprocessor(const Keys& keys) {
+PreprocessorConfig read_preprocessor(const gguf::Metadata& keys) {
     PreprocessorConfig pre;
-    pre.sample_rate = keys.integer(keys::kPreSampleRate, 1000, 192000);
-    pre.n_mels = keys.integer(keys::kPreMels, 8, 1024);
-    pre.n_fft = keys.integer(keys::kPreFft, 16, 1 << 16);
-    pre.win_length = keys.integer(keys::kPreWinLength, 2, pre.n_fft);
-    pre.hop_length = keys.integer(keys::kPreHopLength, 1, pre.n_fft);
-    pre.preemph = keys.real_or(keys::kPrePreemph, 0.97f, 0.0, 1.0);
-    pre.mag_power = keys.real_or(keys::kPreMagPower, 2.0f, 0.5, 4.0);
-    pre.log_zero_guard = keys.real_or(keys::kPreLogZeroGuard, 5.9604645e-08f, 0.0, 1.0);
+    pre.sample_rate = keys.integer(keys::kPreSampleRate, {1000, 192000});
+    pre.n_mels = keys.integer(keys::kPreMels, {8, 1024});
+    pre.n_fft = keys.integer(keys::kPreFft, {16, 1 << 16});
+    pre.win_length = keys.integer(keys::kPreWinLength, {2, pre.n_fft});
+    pre.hop_length = keys.integer(keys::kPreHopLength, {1, pre.n_fft});
+    pre.preemph = static_cast<float>(keys.number_or(keys::kPrePreemph, 0.97f, {0.0, 1.0}));
+    pre.mag_power = static_cast<float>(keys.number_or(keys::kPreMagPower, 2.0f, {0.5, 4.0}));
+    pre.log_zero_guard = static_cast<float>(keys.number_or(keys::kPreLogZeroGuard, 5.9604645e-08f, {0.0, 1.0}));
     check_format(pre.n_fft % 2 == 0, "{}: {} = {} must be even", keys.source(), keys::kPreFft, pre.n_fft);
     const std::string normalize = keys.string_or(keys::kPreNormalize, "per_feature");
     check_format(normalize == "per_feature", "{}: {} = '{}': only per_feature is "
@@ -120,11 +55,11 @@ PreprocessorConfig read_preprocessor(const Keys& keys) {
     return pre;
 }
 
-TransducerConfig read_transducer(const Keys& keys, bool tdt) {
+TransducerConfig read_transducer(const gguf::Metadata& keys, bool tdt) {
     TransducerConfig t;
-    t.pred_hidden = keys.integer(keys::kDecoderPredHidden, 1, kMaxDim);
-    t.pred_rnn_layers = keys.integer(keys::kDecoderPredRnnLayers, 1, 16);
-    t.joint_hidden = keys.integer(keys::kJointHidden, 1, kMaxDim);
+    t.pred_hidden = keys.integer(keys::kDecoderPredHidden, {1, kMaxDim});
+    t.pred_rnn_layers = keys.integer(keys::kDecoderPredRnnLayers, {1, 16});
+    t.joint_hidden = keys.integer(keys::kJointHidden, {1, kMaxDim});
     const std::string activation = keys.string_or(keys::kJointActivation, "relu");
     check_format(activation == "relu", "{}: {} = '{}': only relu is supported",
                        keys.source(), keys::kJointActivation, activation);
@@ -150,8 +85,8 @@ ParakeetArch parse_arch(const std::string& name) {
     if (name == "tdt") return ParakeetArch::Tdt;
     if (name == "hybrid_rnnt_ctc") return ParakeetArch::HybridRnntCtc;
     if (name == "hybrid_tdt_ctc") return ParakeetArch::HybridTdtCtc;
-    throw FormatError(fmt::format("unknown {} '{}' (expected ctc, rnnt, tdt, hybrid_rnnt_ctc or "
-                                  "hybrid_tdt_ctc)", keys::kArch, name));
+    fail_format("unknown {} '{}' (expected ctc, rnnt, tdt, hybrid_rnnt_ctc or "
+                "hybrid_tdt_ctc)", keys::kArch, name);
 }
 
 std::string arch_name(ParakeetArch arch) {
@@ -177,7 +112,7 @@ double ParakeetConfig::frame_seconds() const {
 }
 
 ParakeetConfig read_parakeet_config(const gguf::GgufFile& file) {
-    const Keys keys(file);
+    const gguf::Metadata keys(file);
     const std::string architecture = keys.string(keys::kGeneralArchitecture);
     check_format(architecture == keys::kArchitectureName, "{}: {} is '{}', not a Parakeet model ('{}')",
                        file.source(), keys::kGeneralArchitecture, architecture, keys::kArchitectureName);
@@ -185,7 +120,7 @@ ParakeetConfig read_parakeet_config(const gguf::GgufFile& file) {
     try {
         c.arch = parse_arch(keys.string(keys::kArch));
     } catch (const FormatError& e) {
-        throw FormatError(fmt::format("{}: {}", file.source(), e.what()));
+        fail_format("{}: {}", file.source(), e.what());
     }
     c.encoder = read_encoder(keys);
     c.preprocessor = read_preprocessor(keys);

@@ -1,26 +1,12 @@
 #include "models/asr/vocabulary.h"
 
 #include "core/error.h"
+#include "core/gguf/metadata.h"
 #include "core/utf8.h"
 #include "models/asr/gguf_keys.h"
 #include "models/asr/wer.h"
 
 namespace forge::asr {
-namespace {
-
-const gguf::Value& required(const gguf::GgufFile& file, std::string_view k) {
-    const gguf::Value* v = file.find(k);
-    if (v == nullptr) throw FormatError(fmt::format("{}: missing key {}", file.source(), k));
-    return *v;
-}
-
-std::int64_t required_int(const gguf::GgufFile& file, std::string_view k) {
-    const auto v = required(file, k).as_int();
-    if (!v) throw FormatError(fmt::format("{}: {} must be an integer", file.source(), k));
-    return *v;
-}
-
-}  // namespace
 
 Vocabulary Vocabulary::characters() {
     std::vector<std::string> pieces{std::string(kWordStart)};
@@ -89,23 +75,20 @@ void Vocabulary::add_to_gguf(gguf::GgufWriter& writer) const {
 }
 
 Vocabulary Vocabulary::from_gguf(const gguf::GgufFile& file) {
-    const gguf::Array* array = required(file, keys::kTokenizerPieces).array();
-    if (array == nullptr || array->element_type != gguf::ValueType::String)
-        throw FormatError(fmt::format("{}: {} must be an array of strings", file.source(), keys::kTokenizerPieces));
+    const gguf::Metadata meta(file);
     std::vector<std::string> pieces;
-    for (const gguf::Value& v : array->items) pieces.push_back(*v.string());
-    const std::int64_t vocab_size = required_int(file, keys::kVocabSize);
-    const std::int64_t blank = required_int(file, keys::kBlankId);
-    if (vocab_size != static_cast<std::int64_t>(pieces.size()))
-        throw FormatError(fmt::format("{}: {} is {} but {} has {} pieces", file.source(), keys::kVocabSize,
-                                      vocab_size, keys::kTokenizerPieces, pieces.size()));
-    if (blank != vocab_size)
-        throw FormatError(fmt::format("{}: {} is {}, expected {} (the blank follows the pieces)", file.source(),
-                                      keys::kBlankId, blank, vocab_size));
+    for (const gguf::Value& v : meta.array(keys::kTokenizerPieces, gguf::ValueType::String).items)
+        pieces.push_back(*v.string());
+    const std::int64_t vocab_size = meta.integer(keys::kVocabSize);
+    const std::int64_t blank = meta.integer(keys::kBlankId);
+    check_format(vocab_size == static_cast<std::int64_t>(pieces.size()), "{}: {} is {} but {} has {} pieces",
+                 file.source(), keys::kVocabSize, vocab_size, keys::kTokenizerPieces, pieces.size());
+    check_format(blank == vocab_size, "{}: {} is {}, expected {} (the blank follows the pieces)", file.source(),
+                 keys::kBlankId, blank, vocab_size);
     try {
         return Vocabulary(std::move(pieces));
     } catch (const Error& e) {
-        throw FormatError(fmt::format("{}: {}: {}", file.source(), keys::kTokenizerPieces, e.what()));
+        fail_format("{}: {}: {}", file.source(), keys::kTokenizerPieces, e.what());
     }
 }
 

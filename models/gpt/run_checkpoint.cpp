@@ -17,14 +17,14 @@ checkpoint::Metadata read_metadata(const std::filesystem::path& path, checkpoint
     check(std::filesystem::exists(path), "no checkpoint at {}", path.string());
     checkpoint::Metadata metadata;
     checkpoint::TensorMap all = checkpoint::read_safetensors(path, &metadata);
-    if (metadata["format"] != kFormat) throw FormatError(fmt::format("{}: not a {} file", path.string(), kFormat));
+    if (metadata["format"] != kFormat) fail_format("{}: not a {} file", path.string(), kFormat);
     if (tensors) *tensors = std::move(all);
     return metadata;
 }
 
 const std::string& metadata_text(const checkpoint::Metadata& m, const std::string& key, const std::filesystem::path& path) {
     const auto it = m.find(key);
-    if (it == m.end()) throw FormatError(fmt::format("{}: metadata has no '{}'", path.string(), key));
+    if (it == m.end()) fail_format("{}: metadata has no '{}'", path.string(), key);
     return it->second;
 }
 
@@ -35,7 +35,7 @@ std::int64_t metadata_int(const checkpoint::Metadata& m, const std::string& key,
     std::int64_t value = -1;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc() || end != text.data() + text.size() || value < 0)
-        throw FormatError(fmt::format("{}: metadata '{}' is not a count: \"{}\"", path.string(), key, text));
+        fail_format("{}: metadata '{}' is not a count: \"{}\"", path.string(), key, text);
     return value;
 }
 
@@ -60,7 +60,7 @@ nlohmann::json read_checkpoint_settings(const std::filesystem::path& path) {
     nlohmann::json settings = parse_json(std::string_view(metadata_text(m, "settings", path)), where, kMaxDocumentDepth);
     if (!settings.is_object() || !settings.contains("steps") || !settings["steps"].is_number_integer() ||
         settings["steps"].get<std::int64_t>() < 1)
-        throw FormatError(fmt::format("{}: expected an object with a positive integer \"steps\"", where));
+        fail_format("{}: expected an object with a positive integer \"steps\"", where);
     return settings;
 }
 

@@ -1,11 +1,11 @@
 #include "models/llm/hparams.h"
 
 #include "core/error.h"
+#include "core/gguf/metadata.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <optional>
 
 namespace forge::llm {
 
@@ -15,42 +15,27 @@ Arch parse_arch(const std::string& name, const std::string& source) {
     if (name == "llama") return Arch::Llama;
     if (name == "qwen2") return Arch::Qwen2;
     if (name == "qwen3") return Arch::Qwen3;
-    throw FormatError(fmt::format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3)", source, name));
+    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3)", source, name);
 }
 
-// Reads "{arch}.<key>" with the file's name in every error.
-class MetadataReader {
+// The metadata under "{arch}.": llama.cpp's keys are "llama.block_count", "qwen2.block_count", ...
+class ArchKeys {
 public:
-    MetadataReader(const gguf::GgufFile& file, std::string prefix) : file_(file), prefix_(std::move(prefix)) {}
+    ArchKeys(const gguf::GgufFile& file, std::string prefix) : meta_(file), prefix_(std::move(prefix)) {}
 
-    std::optional<std::int64_t> optional_int(const std::string& key) const {
-        const gguf::Value* value = file_.find(prefix_ + key);
-        if (value == nullptr) return std::nullopt;
-        const auto number = value->as_int();
-        if (!number) throw FormatError(fmt::format("{}: metadata {}{} is not an integer", file_.source(), prefix_, key));
-        return number;
-    }
     std::int64_t positive_int(const std::string& key) const {
-        const auto number = optional_int(key);
-        if (!number) throw FormatError(fmt::format("{}: metadata {}{} is missing", file_.source(), prefix_, key));
-        if (*number <= 0) throw FormatError(fmt::format("{}: metadata {}{} = {} must be positive", file_.source(), prefix_, key, *number));
-        return *number;
+        return meta_.integer(prefix_ + key, gguf::Range<std::int64_t>::at_least(1));
     }
-    std::optional<double> optional_float(const std::string& key) const {
-        const gguf::Value* value = file_.find(prefix_ + key);
-        if (value == nullptr) return std::nullopt;
-        const auto number = value->as_double();
-        if (!number) throw FormatError(fmt::format("{}: metadata {}{} is not a number", file_.source(), prefix_, key));
-        return number;
+    std::int64_t int_or(const std::string& key, std::int64_t fallback) const {
+        return meta_.integer_or(prefix_ + key, fallback);
     }
-    std::optional<std::string> optional_string(const std::string& key) const {
-        const gguf::Value* value = file_.find(prefix_ + key);
-        if (value == nullptr || value->string() == nullptr) return std::nullopt;
-        return *value->string();
+    double float_or(const std::string& key, double fallback) const { return meta_.number_or(prefix_ + key, fallback); }
+    std::string string_or(const std::string& key, std::string fallback) const {
+        return meta_.string_or(prefix_ + key, std::move(fallback));
     }
 
 private:
-    const gguf::GgufFile& file_;
+    gguf::Metadata meta_;
     std::string prefix_;
 };
 
@@ -74,49 +59,48 @@ float yarn_get_mscale(float factor, float mscale) {
 // The magnitude of cos/sin under YaRN, as llama.cpp composes it: the context's
 // yarn_attn_factor (cancelling the kernel's own 1 + 0.1 ln(factor) unless yarn_log_multiplier
 // asks for another temperature), times rope.scaling.attn_factor, times that kernel factor.
-float yarn_mscale(const MetadataReader& meta, const RopeParams& rope) {
-    float attn_factor = static_cast<float>(meta.optional_float("rope.scaling.yarn_attn_factor").value_or(1.0));
+float yarn_mscale(const ArchKeys& meta, const RopeParams& rope) {
+    float attn_factor = static_cast<float>(meta.float_or("rope.scaling.yarn_attn_factor", 1.0));
     if (rope.ext_factor != 0.0f) {
         const float factor = 1.0f / rope.freq_scale;
-        const auto log_mul = static_cast<float>(meta.optional_float("rope.scaling.yarn_log_multiplier").value_or(0.0));
+        const auto log_mul = static_cast<float>(meta.float_or("rope.scaling.yarn_log_multiplier", 0.0));
         attn_factor = log_mul != 0.0f ? yarn_get_mscale(factor, 1.0f) / yarn_get_mscale(factor, log_mul)
                                       : yarn_get_mscale(factor, 1.0f);
         attn_factor /= 1.0f + 0.1f * std::log(factor);
     }
-    attn_factor *= static_cast<float>(meta.optional_float("rope.scaling.attn_factor").value_or(1.0));
+    attn_factor *= static_cast<float>(meta.float_or("rope.scaling.attn_factor", 1.0));
     return rope.ext_factor != 0.0f ? attn_factor * (1.0f + 0.1f * std::log(1.0f / rope.freq_scale)) : attn_factor;
 }
 
-RopeParams read_rope(const MetadataReader& meta, const Hparams& h, const std::string& source) {
+RopeParams read_rope(const ArchKeys& meta, const Hparams& h, const std::string& source) {
     RopeParams rope;
-    rope.n_rot = meta.optional_int("rope.dimension_count").value_or(h.head_dim);
-    rope.theta_base = static_cast<float>(meta.optional_float("rope.freq_base").value_or(10000.0));
+    rope.n_rot = meta.int_or("rope.dimension_count", h.head_dim);
+    rope.theta_base = static_cast<float>(meta.float_or("rope.freq_base", 10000.0));
     // llama keeps HF's interleaved pairs (the converter permutes q/k); the Qwens rotate halves.
     rope.mode = h.arch == Arch::Llama ? infer::RopeMode::Normal : infer::RopeMode::Neox;
     if (rope.n_rot <= 0 || rope.n_rot > h.head_dim || rope.n_rot % 2 != 0) {
-        throw FormatError(fmt::format("{}: rope.dimension_count {} must be even and at most the head size {}", source,
-                                      rope.n_rot, h.head_dim));
+        fail_format("{}: rope.dimension_count {} must be even and at most the head size {}", source,
+                    rope.n_rot, h.head_dim);
     }
     // As llama.cpp: a factor without a type is linear scaling; the old key name still counts.
-    const std::string scaling = meta.optional_string("rope.scaling.type").value_or("linear");
+    const std::string scaling = meta.string_or("rope.scaling.type", "linear");
     if (scaling != "none" && scaling != "linear" && scaling != "yarn") {
-        throw FormatError(fmt::format("{}: {}.rope.scaling.type '{}' is not supported (forge does none, linear, yarn)",
-                                      source, h.arch_name, scaling));
+        fail_format("{}: {}.rope.scaling.type '{}' is not supported (forge does none, linear, yarn)",
+                    source, h.arch_name, scaling);
     }
-    const double factor =
-        meta.optional_float("rope.scaling.factor").value_or(meta.optional_float("rope.scale_linear").value_or(0.0));
-    if (factor < 0.0) throw FormatError(fmt::format("{}: rope.scaling.factor {} must not be negative", source, factor));
+    const double factor = meta.float_or("rope.scaling.factor", meta.float_or("rope.scale_linear", 0.0));
+    if (factor < 0.0) fail_format("{}: rope.scaling.factor {} must not be negative", source, factor);
     rope.freq_scale = scaling == "none" || factor == 0.0 ? 1.0f : static_cast<float>(1.0 / factor);
 
-    const double ext_factor = meta.optional_float("rope.scaling.yarn_ext_factor").value_or(-1.0);
+    const double ext_factor = meta.float_or("rope.scaling.yarn_ext_factor", -1.0);
     rope.ext_factor = ext_factor >= 0.0 ? static_cast<float>(ext_factor) : (scaling == "yarn" ? 1.0f : 0.0f);
-    const std::int64_t n_ctx_orig = meta.optional_int("rope.scaling.original_context_length").value_or(h.n_ctx_train);
+    const std::int64_t n_ctx_orig = meta.int_or("rope.scaling.original_context_length", h.n_ctx_train);
     if (rope.ext_factor != 0.0f && n_ctx_orig <= 0) {
-        throw FormatError(fmt::format("{}: YaRN needs rope.scaling.original_context_length or context_length", source));
+        fail_format("{}: YaRN needs rope.scaling.original_context_length or context_length", source);
     }
     set_yarn_ramp(rope, static_cast<float>(n_ctx_orig),
-                  static_cast<float>(meta.optional_float("rope.scaling.yarn_beta_fast").value_or(32.0)),
-                  static_cast<float>(meta.optional_float("rope.scaling.yarn_beta_slow").value_or(1.0)));
+                  static_cast<float>(meta.float_or("rope.scaling.yarn_beta_fast", 32.0)),
+                  static_cast<float>(meta.float_or("rope.scaling.yarn_beta_slow", 1.0)));
     rope.mscale = yarn_mscale(meta, rope);
     return rope;
 }
@@ -125,39 +109,35 @@ RopeParams read_rope(const MetadataReader& meta, const Hparams& h, const std::st
 
 Hparams read_hparams(const gguf::GgufFile& file) {
     const std::string& source = file.source();
-    const gguf::Value* arch_value = file.find("general.architecture");
-    if (arch_value == nullptr || arch_value->string() == nullptr) {
-        throw FormatError(fmt::format("{}: general.architecture is missing", source));
-    }
     Hparams h;
-    h.arch_name = *arch_value->string();
+    h.arch_name = gguf::Metadata(file).string("general.architecture");
     h.arch = parse_arch(h.arch_name, source);
     h.qkv_bias = h.arch == Arch::Qwen2;
     h.qk_norm = h.arch == Arch::Qwen3;
 
-    const MetadataReader meta(file, h.arch_name + ".");
+    const ArchKeys meta(file, h.arch_name + ".");
     h.n_embd = meta.positive_int("embedding_length");
     h.n_layer = meta.positive_int("block_count");
     h.n_ff = meta.positive_int("feed_forward_length");
     h.n_head = meta.positive_int("attention.head_count");
-    h.n_head_kv = meta.optional_int("attention.head_count_kv").value_or(h.n_head);
-    h.head_dim = meta.optional_int("attention.key_length").value_or(h.n_embd / h.n_head);
-    const std::int64_t value_length = meta.optional_int("attention.value_length").value_or(h.head_dim);
-    h.n_ctx_train = meta.optional_int("context_length").value_or(0);
-    h.rms_eps = static_cast<float>(meta.optional_float("attention.layer_norm_rms_epsilon").value_or(1e-6));
+    h.n_head_kv = meta.int_or("attention.head_count_kv", h.n_head);
+    h.head_dim = meta.int_or("attention.key_length", h.n_embd / h.n_head);
+    const std::int64_t value_length = meta.int_or("attention.value_length", h.head_dim);
+    h.n_ctx_train = meta.int_or("context_length", 0);
+    h.rms_eps = static_cast<float>(meta.float_or("attention.layer_norm_rms_epsilon", 1e-6));
 
     if (h.n_head_kv <= 0 || h.n_head % h.n_head_kv != 0) {
-        throw FormatError(fmt::format("{}: head_count {} is not a multiple of head_count_kv {}", source, h.n_head, h.n_head_kv));
+        fail_format("{}: head_count {} is not a multiple of head_count_kv {}", source, h.n_head, h.n_head_kv);
     }
     if (h.head_dim <= 0 || value_length != h.head_dim) {
-        throw FormatError(fmt::format("{}: key_length {} and value_length {} must be equal and positive", source,
-                                      h.head_dim, value_length));
+        fail_format("{}: key_length {} and value_length {} must be equal and positive", source,
+                    h.head_dim, value_length);
     }
     h.rope = read_rope(meta, h, source);
 
     const gguf::TensorInfo* embd = file.find_tensor("token_embd.weight");
-    if (embd == nullptr) throw FormatError(fmt::format("{}: tensor token_embd.weight is missing", source));
-    if (embd->dims.size() != 2) throw FormatError(fmt::format("{}: token_embd.weight must be 2-D", source));
+    if (embd == nullptr) fail_format("{}: tensor token_embd.weight is missing", source);
+    if (embd->dims.size() != 2) fail_format("{}: token_embd.weight must be 2-D", source);
     h.n_vocab = embd->dims[1];
     return h;
 }

@@ -10,8 +10,8 @@
 //    target is Q8_0 — ggml's choice for the most sensitive matrix;
 //  * the _M/_L/_S mixtures bump attn_v, ffn_down, attn_output ... as llama.cpp does;
 //  * `pure` skips the mixtures and output rules: every quantizable tensor gets the type;
-//  * a tensor whose rows are not a multiple of the type's block falls back (Q4_K -> Q5_0,
-//    Q6_K -> Q8_0, ...; F16 if even that does not fit).
+//  * a tensor whose row length (ne[0], its columns) is not a multiple of the type's block
+//    falls back (Q4_K -> Q5_0, Q6_K -> Q8_0, ...; F16 if even that does not fit).
 #pragma once
 
 #include "core/dtype.h"
@@ -53,7 +53,7 @@ struct TensorFacts {
 struct TypeChoice {
     DType dtype;
     bool quantized;        // false: the tensor is kept as it is
-    std::string fallback;  // non-empty: why the policy's type did not fit the rows
+    std::string fallback;  // non-empty: why the policy's type did not fit the row length
 };
 
 // The order llama-quantize writes tensors in (llama_model_loader's weight_name_comparer):

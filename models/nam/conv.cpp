@@ -25,17 +25,17 @@ ConvWeights::ConvWeights(const ConvShape& shape, WeightCursor& weights, std::str
     const auto& s = shape;
     if (s.in_channels <= 0 || s.out_channels <= 0 || s.kernel_size <= 0 || s.dilation <= 0 || s.groups <= 0 ||
         s.in_channels % s.groups != 0 || s.out_channels % s.groups != 0)
-        throw FormatError(fmt::format("{}: config: {} has an invalid shape (in {}, out {}, kernel {}, dilation {}, "
-                                      "groups {}; channels must divide by groups)",
-                                      weights.source(), what, s.in_channels, s.out_channels, s.kernel_size,
-                                      s.dilation, s.groups));
+        fail_format("{}: config: {} has an invalid shape (in {}, out {}, kernel {}, dilation {}, "
+                    "groups {}; channels must divide by groups)",
+                    weights.source(), what, s.in_channels, s.out_channels, s.kernel_size,
+                    s.dilation, s.groups);
     // In 64 bits with overflow checks: each factor comes from the file and may be near INT_MAX.
     const auto n = checked_mul(std::int64_t{s.out_channels} * (s.in_channels / s.groups), s.kernel_size);
     const auto history = checked_mul(s.kernel_size - std::int64_t{1}, s.dilation);
     if (!history || *history > kMaxHistoryFrames)
-        throw FormatError(fmt::format("{}: config: {} looks back (kernel {} - 1) x dilation {} frames, more than the "
-                                      "{} a model may (real models look back under 10 000)",
-                                      weights.source(), what, s.kernel_size, s.dilation, kMaxHistoryFrames));
+        fail_format("{}: config: {} looks back (kernel {} - 1) x dilation {} frames, more than the "
+                    "{} a model may (real models look back under 10 000)",
+                    weights.source(), what, s.kernel_size, s.dilation, kMaxHistoryFrames);
     const auto w = weights.take(n ? static_cast<std::size_t>(*n) : SIZE_MAX, what);
     weight_.assign(w.begin(), w.end());
     if (s.bias) {

@@ -91,18 +91,18 @@ const std::map<std::string, Builder>& builders() {
 std::unique_ptr<Model> make_model(const NamFile& file, const ModelOptions& options) {
     const auto it = builders().find(file.architecture);
     if (it == builders().end())
-        throw FormatError(fmt::format("{}: architecture: unknown architecture \"{}\" (known: WaveNet, LSTM, ConvNet, "
-                                      "Linear, SlimmableContainer)",
-                                      file.source, file.architecture));
+        fail_format("{}: architecture: unknown architecture \"{}\" (known: WaveNet, LSTM, ConvNet, "
+                    "Linear, SlimmableContainer)",
+                    file.source, file.architecture);
     if (options.nesting > kMaxModelNesting)
-        throw FormatError(fmt::format("{}: config: models nested more than {} deep (containers, condition DSPs)",
-                                      file.source, kMaxModelNesting));
+        fail_format("{}: config: models nested more than {} deep (containers, condition DSPs)",
+                    file.source, kMaxModelNesting);
     if (options.slim && (*options.slim < 0.0 || *options.slim > 1.0))
         throw Error(fmt::format("slimmable size {} is outside [0, 1]", *options.slim));
     try {
         return it->second(file, options);
     } catch (const nlohmann::json::exception& e) {
-        throw FormatError(fmt::format("{}: config: {}", file.source, e.what()));
+        fail_format("{}: config: {}", file.source, e.what());
     }
 }
 

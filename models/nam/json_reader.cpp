@@ -13,11 +13,11 @@ std::string JsonReader::child_path(const std::string& key) const {
 }
 
 void JsonReader::fail(const std::string& message) const {
-    throw FormatError(fmt::format("{}: {}: {}", source_, path_.empty() ? "(root)" : path_, message));
+    fail_format("{}: {}: {}", source_, path_.empty() ? "(root)" : path_, message);
 }
 
 void JsonReader::fail_field(const std::string& key, const std::string& message) const {
-    throw FormatError(fmt::format("{}: {}: {}", source_, child_path(key), message));
+    fail_format("{}: {}: {}", source_, child_path(key), message);
 }
 
 bool JsonReader::has(const std::string& key) const {

@@ -14,8 +14,8 @@ Linear::Linear(const JsonReader& config, std::span<const float> weights, const s
     if (receptive_field_ < 1) config.fail_field("receptive_field", "must be at least 1");
     const std::size_t expected = static_cast<std::size_t>(receptive_field_) + (bias_ ? 1 : 0);
     if (weights.size() != expected)
-        throw FormatError(fmt::format("{}: weights: a Linear model with receptive_field {}{} has {} weights, not {}",
-                                      source, receptive_field_, bias_ ? " and a bias" : "", expected, weights.size()));
+        fail_format("{}: weights: a Linear model with receptive_field {}{} has {} weights, not {}",
+                    source, receptive_field_, bias_ ? " and a bias" : "", expected, weights.size());
     // A causal conv's last tap is the current sample, so the taps are w reversed.
     std::vector<float> taps(weights.begin(), weights.begin() + receptive_field_);
     std::reverse(taps.begin(), taps.end());

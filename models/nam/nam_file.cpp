@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <regex>
 
@@ -127,9 +128,16 @@ NamFile parse_nam(const nlohmann::json& document, const std::string& source) {
 }
 
 NamFile read_nam_file(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in) throw FormatError(fmt::format("{}: cannot open the file", path.string()));
-    return parse_nam(parse_json(in, path.string(), kMaxJsonDepth), path.string());
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail_format("{}: cannot open the file", path.string());
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    // A .nam file is a JSON object: anything else (a WAV, a GGUF, a text file) is named as
+    // the wrong kind of file, not answered with the JSON parser's complaint about its first
+    // byte. A broken JSON object still gets the parser's position.
+    const auto first = text.find_first_not_of(" \t\r\n");
+    check_format(first != std::string::npos && text[first] == '{', "{}: not a .nam file (JSON expected)",
+                 path.string());
+    return parse_nam(parse_json(std::string_view(text), path.string(), kMaxJsonDepth), path.string());
 }
 
 }  // namespace forge::nam

@@ -51,14 +51,14 @@ int slim_bottleneck(const LayerArrayConfig& a, int channels) {
 void check_sliceable(const LayerArrayConfig& a, const std::string& source) {
     if (a.groups_input != 1 || a.groups_input_mixin != 1 || (a.layer1x1_active && a.layer1x1_groups != 1) ||
         (a.head1x1_active && a.head1x1_groups != 1) || a.head_kernel_size != 1)
-        throw FormatError(fmt::format("{}: config: slimming needs groups of 1 and a head kernel size of 1", source));
+        fail_format("{}: config: slimming needs groups of 1 and a head kernel size of 1", source);
 }
 
 }  // namespace
 
 SlimmedWaveNet slim_wavenet(const WaveNetConfig& full, std::span<const float> weights, double ratio,
                             const std::string& source) {
-    if (full.head) throw FormatError(fmt::format("{}: config.head: a slimmable WaveNet cannot have a post-stack head", source));
+    if (full.head) fail_format("{}: config.head: a slimmable WaveNet cannot have a post-stack head", source);
     const std::size_t n = full.arrays.size();
     std::vector<int> target(n);
     for (std::size_t i = 0; i < n; ++i) {

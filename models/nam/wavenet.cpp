@@ -108,27 +108,27 @@ WaveNet::WaveNet(const WaveNetConfig& config, std::span<const float> weights, co
     : in_channels_(config.in_channels), head_scale_(config.head_scale), condition_dsp_(std::move(condition_dsp)) {
     const int condition_channels = condition_dsp_ ? condition_dsp_->out_channels() : in_channels_;
     if (condition_dsp_ && condition_dsp_->in_channels() != in_channels_)
-        throw FormatError(fmt::format("{}: config.condition_dsp: takes {} channels but the WaveNet has {}", source,
-                                      condition_dsp_->in_channels(), in_channels_));
+        fail_format("{}: config.condition_dsp: takes {} channels but the WaveNet has {}", source,
+                    condition_dsp_->in_channels(), in_channels_);
     WeightCursor cursor(weights, source);
     for (std::size_t i = 0; i < config.arrays.size(); ++i) {
         const LayerArrayConfig& a = config.arrays[i];
         const std::string what = fmt::format("layer array {}", i);
         if (a.condition_size != condition_channels)
-            throw FormatError(fmt::format("{}: config.layers[{}].condition_size is {} but the condition has {} channels",
-                                          source, i, a.condition_size, condition_channels));
+            fail_format("{}: config.layers[{}].condition_size is {} but the condition has {} channels",
+                        source, i, a.condition_size, condition_channels);
         const int input = i == 0 ? in_channels_ : config.arrays[i - 1].channels;
         if (a.input_size != input)
-            throw FormatError(fmt::format("{}: config.layers[{}].input_size is {} but its input has {} channels",
-                                          source, i, a.input_size, input));
+            fail_format("{}: config.layers[{}].input_size is {} but its input has {} channels",
+                        source, i, a.input_size, input);
         // Core refuses this too: an array's channels carry on from the previous array's head.
         if (i > 0 && a.channels != config.arrays[i - 1].head_size)
-            throw FormatError(fmt::format("{}: config.layers[{}].channels is {} but the previous array's head size is {}",
-                                          source, i, a.channels, config.arrays[i - 1].head_size));
+            fail_format("{}: config.layers[{}].channels is {} but the previous array's head size is {}",
+                        source, i, a.channels, config.arrays[i - 1].head_size);
         if (i > 0 && config.arrays[i - 1].head_size != a.head_output_size())
-            throw FormatError(fmt::format("{}: config.layers[{}]: the previous array's head size {} does not match "
-                                          "this array's head input {}",
-                                          source, i, config.arrays[i - 1].head_size, a.head_output_size()));
+            fail_format("{}: config.layers[{}]: the previous array's head size {} does not match "
+                        "this array's head input {}",
+                        source, i, config.arrays[i - 1].head_size, a.head_output_size());
         arrays_.emplace_back(a, cursor, what);
     }
     if (config.head) head_.emplace(*config.head, cursor, "post-stack head");

@@ -21,8 +21,8 @@ public:
     // The next n weights, for `what` (named in the error if the list is too short).
     std::span<const float> take(std::size_t n, std::string_view what) {
         if (n > weights_.size() - position_)
-            throw FormatError(fmt::format("{}: weights: the list has {} values but the model needs more ({} at {})",
-                                          source_, weights_.size(), what, position_));
+            fail_format("{}: weights: the list has {} values but the model needs more ({} at {})",
+                        source_, weights_.size(), what, position_);
         const auto taken = weights_.subspan(position_, n);
         position_ += n;
         return taken;
@@ -33,8 +33,8 @@ public:
     // Every weight must have been used.
     void expect_end() const {
         if (position_ != weights_.size())
-            throw FormatError(fmt::format("{}: weights: the list has {} values but the model uses {}", source_,
-                                          weights_.size(), position_));
+            fail_format("{}: weights: the list has {} values but the model uses {}", source_,
+                        weights_.size(), position_);
     }
 
     std::size_t position() const { return position_; }

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,39 @@ TEST(AudioHostile, ASampleRateNoRecordingHasIsRefusedBeforeResampling) {
         expect_error(run_bounded("nam run default " + quoted(path) + " " + quoted((scratch_dir() / "o.wav").string())),
                      path.filename().string());
     }
+}
+
+// Raw samples without a header (or any file that is not audio) are said to be that, naming the
+// file, instead of libsndfile's "Format not recognised".
+TEST(AudioHostile, HeaderlessAudioSaysSo) {
+    const std::string samples(4096, '\x11');
+    const fs::path raw = write_file("samples.raw", samples);
+    const std::string said = "not an audio file forge can read: no WAV, FLAC, Ogg, AIFF or other known header "
+                             "(headerless raw samples cannot be read)";
+    try {
+        audio::read_audio(raw);
+        ADD_FAILURE() << "headerless samples were read";
+    } catch (const FormatError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("samples.raw: " + said));
+    }
+    try {
+        audio::read_audio(std::as_bytes(std::span(samples)), "upload.raw");
+        ADD_FAILURE() << "headerless samples were read";
+    } catch (const FormatError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("upload.raw: " + said));
+    }
+    // Other failures keep libsndfile's reason.
+    EXPECT_THROW(
+        {
+            try {
+                audio::read_audio(scratch_dir() / "no_such.wav");
+            } catch (const FormatError& e) {
+                EXPECT_THAT(e.what(), HasSubstr("no_such.wav: cannot read audio"));
+                throw;
+            }
+        },
+        FormatError);
+    expect_error(run_bounded("transcribe " + quoted(raw)), "samples.raw: not an audio file forge can read");
 }
 
 }  // namespace

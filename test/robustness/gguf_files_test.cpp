@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace forge::test {
 namespace {
@@ -59,6 +60,30 @@ TEST(GgufHostile, ManyTensorsAndKeysAreAddedInLinearTime) {
     EXPECT_EQ(writer.metadata().back().key, "key.000000");
     writer.set("key.000006", gguf::Value(std::uint32_t{8}));  // an index past the removed one
     EXPECT_EQ(*writer.metadata()[5].value.get_if<std::uint32_t>(), 8u);
+}
+
+// `forge gguf info` and `forge quantize` print a tensor's shape the same way, in ggml's order
+// (ne[0], the row length, first) as llama.cpp's tools do, and quantize's warning and summary
+// both speak of columns: rows of 320 columns cannot take Q4_K's 256-wide blocks.
+TEST(GgufShapes, InfoAndQuantizeAgreeOnOrderAndWords) {
+    const std::vector<float> weights(320 * 2, 0.5f);
+    gguf::GgufWriter writer;
+    writer.set("general.architecture", "llama");
+    writer.add_tensor("blk.0.ffn_up.weight", DType::F32, {320, 2}, std::as_bytes(std::span(weights)));
+    const fs::path path = scratch_dir() / "shapes.gguf";
+    writer.write(path.string());
+
+    const BoundedRun info = run_bounded("gguf info " + quoted(path));
+    EXPECT_EQ(info.run.status, 0) << info.run.err;
+    EXPECT_THAT(info.run.out, HasSubstr("shape (ne0 first)"));
+    EXPECT_THAT(info.run.out, HasSubstr("[320, 2]"));
+
+    const BoundedRun q =
+        run_bounded("quantize " + quoted(path) + " " + quoted(scratch_dir() / "shapes_q.gguf") + " Q4_K_M --pure");
+    EXPECT_EQ(q.run.status, 0) << q.run.err;
+    EXPECT_THAT(q.run.err, HasSubstr("[320, 2]"));
+    EXPECT_THAT(q.run.err, HasSubstr("320 columns are not a multiple of the"));
+    EXPECT_THAT(q.run.err, HasSubstr("1 tensors fell back to another type (columns not a multiple of the type's block size)"));
 }
 
 }  // namespace

@@ -73,6 +73,16 @@ TEST_F(NamHostile, IntegerOutOfRangeIsAnError) {
     expect_error(run_model(convnet("1", "4294967300")), "model.nam: config.channels: expected an integer, got 4294967300 (out of range)");
 }
 
+// A file that is not JSON at all (a WAV given as the model, a text file, nothing) is named as
+// the wrong kind of file, not answered with the JSON parser's dump about its first byte.
+TEST_F(NamHostile, AFileThatIsNotJsonIsNotANamFile) {
+    for (const std::string& text : {std::string("RIFF\x24\0\0\0WAVEfmt ", 16), std::string("plain text"), std::string()}) {
+        const BoundedRun r = run_model(text);
+        expect_error(r, "model.nam: not a .nam file (JSON expected)");
+        EXPECT_EQ(r.run.err.find("json.exception"), std::string::npos) << r.run.err;
+    }
+}
+
 // 1e400 gave nlohmann's raw exception without the file name.
 TEST_F(NamHostile, NumberOutOfDoubleRangeNamesTheFile) {
     expect_error(run_model(convnet("1", "1", "[1e400, 0, 0, 1, 0]")), "model.nam: malformed JSON");

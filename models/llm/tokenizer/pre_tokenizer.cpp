@@ -54,8 +54,7 @@ PreTokenizer::PreTokenizer(std::string_view name) {
     } else if (one_of(name, {"", "default"})) {
         for (const auto pattern : kDefault) regexes_.emplace_back(std::string(pattern));
     } else {
-        throw FormatError(fmt::format(
-            "tokenizer.ggml.pre = '{}' is not supported (known: gpt-2, llama-bpe, qwen2, default)", name));
+        fail_format("tokenizer.ggml.pre = '{}' is not supported (known: gpt-2, llama-bpe, qwen2, default)", name);
     }
 }
 

@@ -103,7 +103,7 @@ std::int32_t SentencePieceTokenizer::byte_token(unsigned char byte) const {
     const std::string hex = fmt::format("<0x{:02X}>", byte);
     if (const auto id = vocab_->find(hex)) return *id;
     if (const auto id = vocab_->find(std::string_view(reinterpret_cast<const char*>(&byte), 1))) return *id;
-    throw FormatError(fmt::format("SentencePiece vocabulary has no token for byte 0x{:02X} (no {} token)", byte, hex));
+    fail_format("SentencePiece vocabulary has no token for byte 0x{:02X} (no {} token)", byte, hex);
 }
 
 std::string escape_whitespace(std::string_view text) {

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/gguf/gguf_file.h"
+#include "core/gguf/metadata.h"
 
 #include <algorithm>
 #include <array>
@@ -10,66 +11,33 @@ namespace forge::llm {
 
 namespace {
 
-const gguf::Array& array_of(const gguf::GgufFile& file, std::string_view key, gguf::ValueType element) {
-    const gguf::Value* value = file.find(key);
-    if (value == nullptr) throw FormatError(fmt::format("{}: missing {}", file.source(), key));
-    const gguf::Array* array = value->array();
-    if (array == nullptr || (array->element_type != element && !array->items.empty())) {
-        throw FormatError(fmt::format("{}: {} is not an array of {}", file.source(), key, gguf::value_type_name(element)));
-    }
-    return *array;
-}
-
-std::string string_or(const gguf::GgufFile& file, std::string_view key, std::string fallback) {
-    const gguf::Value* value = file.find(key);
-    if (value == nullptr) return fallback;
-    if (value->string() == nullptr) throw FormatError(fmt::format("{}: {} is not a string", file.source(), key));
-    return *value->string();
-}
-
-std::optional<std::int64_t> int_key(const gguf::GgufFile& file, std::string_view key) {
-    const gguf::Value* value = file.find(key);
-    if (value == nullptr) return std::nullopt;
-    const auto number = value->as_int();
-    if (!number) throw FormatError(fmt::format("{}: {} is not an integer", file.source(), key));
-    return number;
-}
-
-std::optional<bool> bool_key(const gguf::GgufFile& file, std::string_view key) {
-    const gguf::Value* value = file.find(key);
-    if (value == nullptr) return std::nullopt;
-    const bool* flag = value->get_if<bool>();
-    if (flag == nullptr) throw FormatError(fmt::format("{}: {} is not a bool", file.source(), key));
-    return *flag;
-}
-
-std::vector<TokenData> read_tokens(const gguf::GgufFile& file) {
-    const auto& texts = array_of(file, "tokenizer.ggml.tokens", gguf::ValueType::String);
+std::vector<TokenData> read_tokens(const gguf::Metadata& meta) {
+    const auto& texts = meta.array("tokenizer.ggml.tokens", gguf::ValueType::String);
     std::vector<TokenData> tokens(texts.items.size());
     for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i].text = *texts.items[i].string();
-    if (file.find("tokenizer.ggml.scores") != nullptr) {
-        const auto& scores = array_of(file, "tokenizer.ggml.scores", gguf::ValueType::F32);
+    if (meta.has("tokenizer.ggml.scores")) {
+        const auto& scores = meta.array("tokenizer.ggml.scores", gguf::ValueType::F32);
         if (scores.items.size() != tokens.size()) {
-            throw FormatError(fmt::format("{}: {} scores for {} tokens", file.source(), scores.items.size(), tokens.size()));
+            fail_format("{}: {} scores for {} tokens", meta.source(), scores.items.size(), tokens.size());
         }
         for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i].score = *scores.items[i].get_if<float>();
     }
-    if (file.find("tokenizer.ggml.token_type") != nullptr) {
-        const auto& types = array_of(file, "tokenizer.ggml.token_type", gguf::ValueType::I32);
+    if (meta.has("tokenizer.ggml.token_type")) {
+        const auto& types = meta.array("tokenizer.ggml.token_type", gguf::ValueType::I32);
         if (types.items.size() != tokens.size()) {
-            throw FormatError(fmt::format("{}: {} token types for {} tokens", file.source(), types.items.size(), tokens.size()));
+            fail_format("{}: {} token types for {} tokens", meta.source(), types.items.size(), tokens.size());
         }
         for (std::size_t i = 0; i < tokens.size(); ++i) {
             const std::int32_t type = *types.items[i].get_if<std::int32_t>();
-            if (type < 0 || type > 6) throw FormatError(fmt::format("{}: token {} has type {}", file.source(), i, type));
+            if (type < 0 || type > 6) fail_format("{}: token {} has type {}", meta.source(), i, type);
             tokens[i].type = static_cast<TokenType>(type);
         }
     }
     return tokens;
 }
 
-std::vector<std::string> read_merges(const gguf::GgufFile& file) {
-    const auto& items = array_of(file, "tokenizer.ggml.merges", gguf::ValueType::String);
+std::vector<std::string> read_merges(const gguf::Metadata& meta) {
+    const auto& items = meta.array("tokenizer.ggml.merges", gguf::ValueType::String);
     std::vector<std::string> merges;
     merges.reserve(items.items.size());
     for (const auto& item : items.items) merges.push_back(*item.string());
@@ -88,7 +56,8 @@ constexpr std::array<std::string_view, 20> kEndOfGenerationTexts = {
 }  // namespace
 
 Vocab Vocab::from_gguf(const gguf::GgufFile& file) {
-    const std::string model = string_or(file, "tokenizer.ggml.model", "");
+    const gguf::Metadata meta(file);
+    const std::string model = meta.string_or("tokenizer.ggml.model", "");
     VocabKind kind;
     SpecialIds special;
     if (model == "gpt2") {
@@ -98,14 +67,15 @@ Vocab Vocab::from_gguf(const gguf::GgufFile& file) {
         kind = VocabKind::SentencePiece;
         special.unk = 0, special.bos = 1, special.eos = 2;
     } else {
-        throw FormatError(fmt::format("{}: tokenizer.ggml.model = '{}' is not supported (gpt2 or llama)", file.source(), model));
+        fail_format("{}: tokenizer.ggml.model = '{}' is not supported (gpt2 or llama)", file.source(), model);
     }
-    const std::string pre = kind == VocabKind::Bpe ? string_or(file, "tokenizer.ggml.pre", "default") : "default";
-    auto tokens = read_tokens(file);
-    auto merges = kind == VocabKind::Bpe ? read_merges(file) : std::vector<std::string>{};
+    const std::string pre = kind == VocabKind::Bpe ? meta.string_or("tokenizer.ggml.pre", "default") : "default";
+    auto tokens = read_tokens(meta);
+    auto merges = kind == VocabKind::Bpe ? read_merges(meta) : std::vector<std::string>{};
 
     auto id_key = [&](std::string_view key, std::int32_t& slot) {
-        if (const auto id = int_key(file, key)) slot = static_cast<std::int32_t>(*id);
+        // Not range-checked: a u32 0xFFFFFFFF is -1, "none", as llama.cpp reads it.
+        slot = static_cast<std::int32_t>(meta.integer_or(key, slot));
     };
     id_key("tokenizer.ggml.bos_token_id", special.bos);
     id_key("tokenizer.ggml.eos_token_id", special.eos);
@@ -116,10 +86,10 @@ Vocab Vocab::from_gguf(const gguf::GgufFile& file) {
     // Family defaults first (llama.cpp: SentencePiece adds BOS, Llama 3's BPE too), then the
     // file's explicit switches win.
     const bool llama3 = pre == "llama3" || pre == "llama-v3" || pre == "llama-bpe";
-    const bool add_bos = bool_key(file, "tokenizer.ggml.add_bos_token").value_or(kind == VocabKind::SentencePiece || llama3);
-    const bool add_eos = bool_key(file, "tokenizer.ggml.add_eos_token").value_or(false);
+    const bool add_bos = meta.boolean_or("tokenizer.ggml.add_bos_token", kind == VocabKind::SentencePiece || llama3);
+    const bool add_eos = meta.boolean_or("tokenizer.ggml.add_eos_token", false);
     const bool add_space_prefix =
-        bool_key(file, "tokenizer.ggml.add_space_prefix").value_or(kind == VocabKind::SentencePiece);
+        meta.boolean_or("tokenizer.ggml.add_space_prefix", kind == VocabKind::SentencePiece);
     return Vocab(kind, pre, std::move(tokens), std::move(merges), special, add_bos, add_eos, add_space_prefix);
 }
 
@@ -129,7 +99,7 @@ Vocab::Vocab(VocabKind kind, std::string pre, std::vector<TokenData> tokens, std
       add_eos_(add_eos), add_space_prefix_(add_space_prefix) {
     for (std::size_t rank = 0; rank < merges.size(); ++rank) {
         if (merges[rank].find(' ', 1) == std::string::npos) {
-            throw FormatError(fmt::format("tokenizer.ggml.merges[{}] = '{}' is not 'left right'", rank, merges[rank]));
+            fail_format("tokenizer.ggml.merges[{}] = '{}' is not 'left right'", rank, merges[rank]);
         }
         merge_ranks_.emplace(std::move(merges[rank]), static_cast<int>(rank));
     }

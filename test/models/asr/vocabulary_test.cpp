@@ -120,7 +120,7 @@ TEST(Vocabulary, FromGgufNamesTheBadKey) {
 
     gguf::GgufWriter missing = good;
     missing.remove(std::string(keys::kBlankId));
-    expect_format_error(missing, "missing key parakeet.blank_id");
+    expect_format_error(missing, "missing metadata key 'parakeet.blank_id'");
 
     gguf::GgufWriter size = good;
     size.set(std::string(keys::kVocabSize), std::uint32_t{27});
@@ -132,7 +132,7 @@ TEST(Vocabulary, FromGgufNamesTheBadKey) {
 
     gguf::GgufWriter not_strings = good;
     not_strings.set(std::string(keys::kTokenizerPieces), gguf::Array{gguf::ValueType::U32, {std::uint32_t{1}}});
-    expect_format_error(not_strings, "parakeet.tokenizer.pieces must be an array of strings");
+    expect_format_error(not_strings, "'parakeet.tokenizer.pieces' must be array[string], found array[u32]");
 
     gguf::GgufWriter repeated = good;
     repeated.set(std::string(keys::kTokenizerPieces), gguf::Array{gguf::ValueType::String, {"ab", "ab"}});
