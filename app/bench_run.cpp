@@ -243,7 +243,7 @@ void add_bench_run_commands(CLI::App& bench, CommandTable& commands) {
     run_cmd->add_option("--suite", run->suite,
                         fmt::format("quick (< 2 min on 2 cores), full (< 15 min), or a comma-separated list of {}", fmt::join(kBenches, ", ")))
         ->check(suite_names());
-    run_cmd->add_option("--model", run->models, "A GGUF model for the llm bench (repeatable)")->check(CLI::ExistingFile);
+    run_cmd->add_option("--model", run->models, "A GGUF model for the llm bench (repeatable)")->check(input_file());
     run_cmd->add_option("--out", run->out, "Write the record here (default: stdout)");
     run_cmd->add_option("--reps", run->reps, "Measured repetitions per row (default 5)")->check(CLI::Range(1, 1000));
     commands.add(run_cmd, [run] { return run_suite(*run); });

@@ -165,8 +165,8 @@ CLI::App* add_profile(CLI::App& parent, const std::string& name, TrainCli& o) {
 void add_nam_train_commands(CLI::App& forge, CLI::App& nam, CommandTable& commands) {
     auto o = std::make_shared<TrainCli>();
     CLI::App* train_cmd = nam.add_subcommand("train", "Train a .nam model on a DI / reamp pair of the capture signal");
-    train_cmd->add_option("--input", o->input, "DI: the capture signal as played")->required()->check(CLI::ExistingFile);
-    train_cmd->add_option("--output", o->output, "The reamped recording")->required()->check(CLI::ExistingFile);
+    train_cmd->add_option("--input", o->input, "DI: the capture signal as played")->required()->check(input_file());
+    train_cmd->add_option("--output", o->output, "The reamped recording")->required()->check(input_file());
     add_train_options(train_cmd, *o);
     commands.add(train_cmd, [o] { return train(*o); });
 

@@ -66,7 +66,7 @@ void add_train_asr_command(CLI::App& train, CommandTable& commands) {
     auto& c = cli->config;
     CLI::App* asr = train.add_subcommand("asr", "Train a FastConformer-CTC speech model; export a Parakeet GGUF");
     asr->add_option("--manifest", cli->manifest, "JSONL manifest: audio, text, duration (tools/make_asr_data.sh)")
-        ->required()->check(CLI::ExistingFile);
+        ->required()->check(input_file());
     asr->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")
         ->capture_default_str()->check(folder_path());
     // Sizes: at least what the model needs, at most far past any model trained on a CPU.

@@ -67,9 +67,9 @@ void add_train_gpt_command(CLI::App& train, CommandTable& commands) {
     auto cli = std::make_shared<GptCli>();
     auto& c = cli->config;
     CLI::App* gpt = train.add_subcommand("gpt", "Pretrain a GPT on text files and export a GGUF (qwen3) model");
-    gpt->add_option("--data", cli->data, "Text files; blank lines separate documents")->required()->check(CLI::ExistingFile);
+    gpt->add_option("--data", cli->data, "Text files; blank lines separate documents")->required()->check(input_file());
     gpt->add_option("--tokenizer", cli->tokenizer, "GGUF with tokenizer.ggml.* keys (its vocabulary and BOS)")
-        ->required()->check(CLI::ExistingFile);
+        ->required()->check(input_file());
     gpt->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")
         ->capture_default_str()->check(folder_path());
     gpt->add_option("--depth", c.depth, "Transformer blocks (width = 64 x depth)")

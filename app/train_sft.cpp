@@ -66,10 +66,10 @@ void add_train_sft_command(CLI::App& train, CommandTable& commands) {
         "sft", "Fine-tune a forge GPT on conversations (JSONL, OpenAI's messages), loss on the assistant's tokens");
     sft->add_option("--model", cli->model, "model.gguf from `forge train gpt`, or its run folder")->required();
     sft->add_option("--data", cli->data, "Conversations, one {\"messages\": [...]} per line")
-        ->required()->check(CLI::ExistingFile);
+        ->required()->check(input_file());
     sft->add_option("--val-data", cli->val_data, "Held-out conversations (default: the last 5% of --data)")
-        ->check(CLI::ExistingFile);
-    sft->add_option("--epochs", cli->config.epochs, "Passes over --data (may be fractional)")
+        ->check(input_file());
+    auto* epochs = sft->add_option("--epochs", cli->config.epochs, "Passes over --data (may be fractional)")
         ->capture_default_str()->check(positive_finite(gpt::kMaxEpochs));
     sft->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")
         ->capture_default_str()->check(folder_path());

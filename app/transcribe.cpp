@@ -73,10 +73,10 @@ void add_transcribe_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--decoder", o->decoder, "auto (the transducer when there is one), ctc, transducer")
         ->check(CLI::IsMember({"auto", "ctc", "transducer"}));
     cmd->add_option("--max-symbols", o->run.max_symbols, "Transducer tokens per encoder frame at most")
-        ->check(CLI::Range(1, 1000));
-    cmd->add_option("--window", o->run.window_seconds, "Long audio: seconds per window")->check(CLI::Range(1.0, 3600.0));
+        ->check(CLI::Range(1, 1000))->capture_default_str();
+    cmd->add_option("--window", o->run.window_seconds, "Long audio: seconds per window")->check(finite_range(1.0, 3600.0))->capture_default_str();
     cmd->add_option("--overlap", o->run.overlap_seconds, "Long audio: seconds two windows share")
-        ->check(CLI::Range(0.0, 600.0));
+        ->check(finite_range(0.0, 600.0))->capture_default_str();
     cmd->add_option("--threads", o->threads, "Worker threads (default: FORGE_THREADS, else all cores)")
         ->check(CLI::Range(1, ThreadPool::kMaxThreads));
     commands.add(cmd, [o] { return transcribe(*o); });

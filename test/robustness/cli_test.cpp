@@ -90,6 +90,34 @@ TEST(CliErrors, RuntimeErrorsExit1) {
     expect_error(run_bounded("gguf info /no/such/file.gguf"), "/no/such/file.gguf");
 }
 
+// A missing or unreadable input is exit 1 naming the flag and the file in every command (README's
+// exit codes); CLI11's ExistingFile made it a usage error (exit 2) in tokenize, the trainers,
+// bench run and nam info.
+TEST(CliErrors, AMissingInputIsExit1NamingIt) {
+    const std::string missing = "/no/such/input";
+    const std::string tokenizer = std::string(FORGE_LLM_TEST_DATA) + "/qwen3-f32.gguf";
+    for (const std::string& args : {
+             "tokenize " + missing + " --text hi",
+             "tokenize " + quoted(kModel) + " --file " + missing,
+             "train gpt --data " + missing + " --tokenizer " + quoted(tokenizer) + " --out " + quoted(scratch_dir() / "g"),
+             "train gpt --data " + quoted(kModel) + " --tokenizer " + missing + " --out " + quoted(scratch_dir() / "g"),
+             "train sft --model " + quoted(kModel) + " --data " + missing + " --out " + quoted(scratch_dir() / "s"),
+             "train tokenizer --data " + missing + " --vocab-size 300 --out " + quoted(scratch_dir() / "t.gguf"),
+             "train asr --manifest " + missing + " --out " + quoted(scratch_dir() / "a"),
+             "bench run --suite llm --model " + missing,
+             "nam info default --loudness-input " + missing,
+         }) {
+        SCOPED_TRACE(args);
+        expect_error(run_bounded(args), "cannot open '" + missing + "': No such file or directory");
+    }
+    BoundedRun r = run_bounded("train gpt --data " + missing + " --tokenizer " + quoted(tokenizer));
+    EXPECT_THAT(error_line(r.run.err), HasSubstr("--data"));
+    // A folder where a file is read.
+    expect_error(run_bounded("tokenize " + quoted(scratch_dir()) + " --text hi"), "is a folder, not a file");
+    // A usage error in the same command line still wins: nothing runs.
+    expect_usage_error(run_bounded("train tokenizer --data " + missing + " --vocab-size 100 --out x.gguf"), "--vocab-size");
+}
+
 // ---- flags ----
 
 // The global --threads was bounded but bench llm's own was not: 100 000 threads stalled the
@@ -97,6 +125,37 @@ TEST(CliErrors, RuntimeErrorsExit1) {
 TEST(CliFlags, EveryThreadCountIsBounded) {
     expect_usage_error(run_bounded("bench llm " + quoted(kModel) + " --threads 100000"), "--threads");
     expect_usage_error(run_bounded("--threads 100000 gguf info " + quoted(kModel)), "--threads");
+}
+
+// Every numeric flag has its range, checked as the command line is parsed (exit 2 with the
+// hint): these took anything (bench llm's counts were checked when it ran, exit 1; bench
+// grammar's --reps 0 ran nothing; NaN passed the floating-point ranges; nam run's --format was
+// read when the output was written; an input channel 0 was found when recording).
+TEST(CliFlags, EveryNumberIsRangedAtParseTime) {
+    const std::string nam = std::string(FORGE_SOURCE_NAM_DIR) + "/forge-sim-amp.nam";
+    const std::string wav = (scratch_dir() / "ranged.wav").string();
+    for (const auto& [args, flag] : std::vector<std::pair<std::string, std::string>>{
+             {"bench llm " + quoted(kModel) + " --prompt 0", "--prompt"},
+             {"bench llm " + quoted(kModel) + " --gen -1", "--gen"},
+             {"bench llm " + quoted(kModel) + " --parallel 300", "--parallel"},
+             {"bench llm " + quoted(kModel) + " --reps 0", "--reps"},
+             {"bench grammar " + quoted(kModel) + " --reps 0", "--reps"},
+             {"bench transcribe --seconds nan", "--seconds"},
+             {"transcribe x.wav --window nan", "--window"},
+             {"transcribe x.wav --overlap inf", "--overlap"},
+             {"nam run " + quoted(nam) + " x.wav " + quoted(wav) + " --input-gain inf", "--input-gain"},
+             {"nam run " + quoted(nam) + " x.wav " + quoted(wav) + " --slim nan", "--slim"},
+             {"nam run " + quoted(nam) + " x.wav " + quoted(wav) + " --format pcm8", "--format"},
+             {"nam bench " + quoted(nam) + " --seconds nan", "--seconds"},
+             {"train spirals --steps 0", "--steps"},
+             {"train spirals --steps 99999999999", "--steps"},
+             {"train tokenizer --data x.txt --out x.gguf --vocab-size 100", "--vocab-size"},
+             {"nam profile --simulate --out x.nam --input-channel 0", "--input-channel"},
+             {"nam profile --simulate --out x.nam --device -1", "--device"},
+         }) {
+        SCOPED_TRACE(args);
+        expect_usage_error(run_bounded(args), flag);
+    }
 }
 
 TEST(CliFlags, NonFiniteSamplingParametersAreRejected) {
