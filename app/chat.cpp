@@ -176,17 +176,18 @@ int run_chat(ChatCliOptions o) {
     const auto load_start = Clock::now();
     const llm::Model model = llm::Model::load(o.model);
     Chat chat(model, o);
-    fmt::print(stderr, "loaded {} ({}, {} layers) in {:.2f} s\n", printable(o.model), printable(model.hparams().arch_name),
-               model.hparams().n_layer, seconds_since(load_start));
+    // Status lines are log lines, which --quiet silences: the answer alone on stdout.
+    spdlog::info("loaded {} ({}, {} layers) in {:.2f} s", o.model, model.hparams().arch_name, model.hparams().n_layer,
+                 seconds_since(load_start));
     if (o.prompt) {
         chat.turn(*o.prompt, [] { return false; });
     } else {
         run_repl(chat, *open_line_input());
     }
     const Speed& s = chat.speed();
-    fmt::print(stderr, "prompt: {} tokens, {:.1f} tok/s; generation: {} tokens, {:.1f} tok/s\n", s.prompt_tokens,
-               s.prompt_s > 0 ? static_cast<double>(s.prompt_tokens) / s.prompt_s : 0.0, s.generated_tokens,
-               s.generate_s > 0 ? static_cast<double>(s.generated_tokens) / s.generate_s : 0.0);
+    spdlog::info("prompt: {} tokens, {:.1f} tok/s; generation: {} tokens, {:.1f} tok/s", s.prompt_tokens,
+                 s.prompt_s > 0 ? static_cast<double>(s.prompt_tokens) / s.prompt_s : 0.0, s.generated_tokens,
+                 s.generate_s > 0 ? static_cast<double>(s.generated_tokens) / s.generate_s : 0.0);
     return 0;
 }
 
