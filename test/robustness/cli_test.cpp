@@ -12,8 +12,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 
 namespace forge::test {
 namespace {
@@ -185,6 +188,23 @@ TEST(CliFlags, LimitsPastTheContextAndEmptyPromptsAreSentences) {
     EXPECT_EQ(huge.run.status, 0) << huge.run.err;
     EXPECT_THAT(huge.run.err, HasSubstr("the context is full"));
     expect_error(run_bounded("chat " + quoted(kModel) + " --raw -p ''"), "the prompt is empty: nothing to answer");
+}
+
+// ---- bench run on a busy machine ----
+
+// Work started a moment ago shows in the load average only later: bench run also measures how
+// busy the CPUs are right now and says so before it starts (it said nothing then).
+TEST(BenchRun, WarnsWhenOtherProcessesKeepTheCpusBusy) {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 0; i < cores; ++i) ASSERT_EQ(std::system("timeout 8 sh -c 'while :; do :; done' &"), 0);
+    const BoundedRun r = run_bounded("bench run --suite machine --reps 1 --out " + quoted(scratch_dir() / "busy.json"));
+    EXPECT_EQ(r.run.status, 0) << r.run.err;
+    EXPECT_THAT(r.run.err, HasSubstr("bench run: other processes keep the CPUs"));
+    // --quiet: the warning stays, the progress lines go.
+    const BoundedRun quiet = run_bounded("--quiet bench run --suite machine --reps 1 --out " + quoted(scratch_dir() / "busy.json"));
+    EXPECT_EQ(quiet.run.status, 0) << quiet.run.err;
+    EXPECT_THAT(quiet.run.err, HasSubstr("other processes keep the CPUs"));
+    EXPECT_THAT(quiet.run.err, Not(HasSubstr("[1/1] machine")));
 }
 
 // ---- data loss: a writer pointed at one of its inputs ----
