@@ -34,7 +34,7 @@ struct TranscribeCliOptions {
 };
 
 int transcribe(TranscribeCliOptions o) {
-    const TranscriptFormat format = parse_transcript_format(o.format);
+    TranscriptWriter writer(parse_transcript_format(o.format));
     check(std::count(o.inputs.begin(), o.inputs.end(), "-") <= 1, "'-' (stdin) can be given once: stdin is read whole");
     o.run.decoder = parse_decoder(o.decoder);
     if (o.threads > 0) ThreadPool::set_global_threads(o.threads);
@@ -52,7 +52,7 @@ int transcribe(TranscribeCliOptions o) {
         const asr::Transcript t = transcriber(samples, o.run);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double rtf = t.duration > 0.0 ? seconds / t.duration : 0.0;
-        const std::string text = format_transcript(t, format, input, rtf);
+        const std::string text = writer.next(t, input, rtf);
         std::fputs((stdout_is_a_terminal ? printable(text) : text).c_str(), stdout);
         std::fflush(stdout);
         spdlog::debug("{}: {:.2f} s of audio in {:.2f} s (real-time factor {:.3f})", input, t.duration, seconds, rtf);
