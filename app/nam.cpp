@@ -22,6 +22,8 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -53,6 +55,17 @@ std::string model_path(const std::string& model) {
     const std::string path = bundled_model();
     spdlog::info("model: {} (the bundled default)", path);
     return path;
+}
+
+// The container of nam run's output follows its extension, .wav or .flac: any other name
+// (OUT.mp3) would get a WAV under that name, so it is a usage error that names the file.
+void check_output_name(const std::string& output) {
+    std::string extension = std::filesystem::path(output).extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (extension != ".wav" && extension != ".flac")
+        throw CLI::ValidationError("output", fmt::format("{}: forge writes .wav or .flac files, not {}", output,
+                                                         extension.empty() ? "a name without an extension" : extension));
 }
 
 // `forge nam run IN OUT` means `forge nam run default IN OUT`.
@@ -224,6 +237,7 @@ void add_nam_command(CLI::App& forge, CommandTable& commands) {
     run_cmd->add_option("--format", options->format, "Output samples: float (WAV default), pcm16, pcm24, pcm32")
         ->check(accepted_by([](const std::string& name) { (void)audio::parse_sample_format(name); }, "float|pcm16|pcm24|pcm32"));
     run_cmd->add_flag("--fast-tanh", options->fast_tanh, "Approximate tanh (Core's fast tanh)");
+    run_cmd->callback([options] { check_output_name(options->output.empty() ? options->input : options->output); });
     commands.add(run_cmd, [options] { return run(*options); });
 
     CLI::App* info_cmd = nam->add_subcommand("info", "Show a .nam model's architecture and metadata");

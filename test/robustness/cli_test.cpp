@@ -161,6 +161,22 @@ TEST(CliFlags, EveryNumberIsRangedAtParseTime) {
     }
 }
 
+// nam run's container follows the output's extension: OUT.mp3 was a WAV under that name. Now a
+// usage error naming the file, in the three-argument and the two-argument (default model) form.
+TEST(CliFlags, NamRunWritesOnlyWavOrFlacNames) {
+    const fs::path wav = scratch_dir() / "nam_in.wav";
+    std::ofstream(wav) << "any bytes: refused before reading";
+    for (const std::string& out : {"out.mp3", "out", "out.wav.txt"}) {
+        const fs::path path = scratch_dir() / out;
+        for (const std::string& args : {"nam run default " + quoted(wav) + " " + quoted(path), "nam run " + quoted(wav) + " " + quoted(path)}) {
+            SCOPED_TRACE(args);
+            const BoundedRun r = run_bounded(args);
+            expect_usage_error(r, path.string() + ": forge writes .wav or .flac files");
+            EXPECT_FALSE(fs::exists(path));
+        }
+    }
+}
+
 TEST(CliFlags, NonFiniteSamplingParametersAreRejected) {
     for (const char* flag : {"--temp inf", "--temp nan", "--temp -1", "--top-p nan", "--min-p inf", "--repeat-penalty 0"})
         expect_usage_error(run_bounded("chat " + quoted(kModel) + " -p hi " + flag), std::string(flag).substr(0, 6));
