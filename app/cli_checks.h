@@ -42,7 +42,7 @@ inline CLI::Validator finite_range(double min, double max) {
                 return fmt::format("{} is not a finite number in [{}, {}]", text, min, max);
             return {};
         },
-        fmt::format("FINITE in [{} - {}]", min, max));
+        fmt::format("in [{}, {}]", min, max));
 }
 
 // A value that `parse` accepts (it throws on anything else): the same check the command makes
@@ -70,7 +70,7 @@ inline CLI::Validator kv_cache_type() {
 inline CLI::Validator non_empty(std::string what) {
     return CLI::Validator(
         [what](std::string& text) -> std::string { return text.empty() ? fmt::format("the value is empty: {}", what) : ""; },
-        "NOT EMPTY");
+        "");
 }
 
 // A finite number in (0, max]: a rate or a duration, where 0 would train or measure nothing.
@@ -83,7 +83,7 @@ inline CLI::Validator positive_finite(double max) {
                 return fmt::format("{} is not a finite number in (0, {}]", text, max);
             return {};
         },
-        fmt::format("FINITE in (0 - {}]", max));
+        fmt::format("in (0, {}]", max));
 }
 
 // A folder to create or reuse (a run's --out): a file in its place, or in place of a folder

@@ -67,11 +67,11 @@ void add_transcribe_command(CLI::App& forge, CommandTable& commands) {
     CLI::App* cmd = forge.add_subcommand("transcribe", "Speech to text with a Parakeet (FastConformer) model");
     cmd->add_option("audio", o->inputs, "Audio files (WAV, FLAC; any rate and channels), or - for WAV on stdin")
         ->required();
-    cmd->add_option("-m,--model", o->model, "A Parakeet GGUF file, or 'default' (the bundled model)");
+    cmd->add_option("-m,--model", o->model, "A Parakeet GGUF file, or 'default' (the bundled model)")->capture_default_str();
     cmd->add_option("--format", o->format, "Output: text (one line per input), json, srt, vtt")
-        ->check(CLI::IsMember({"text", "json", "srt", "vtt"}));
+        ->check(CLI::IsMember({"text", "json", "srt", "vtt"}))->capture_default_str();
     cmd->add_option("--decoder", o->decoder, "auto (the transducer when there is one), ctc, transducer")
-        ->check(CLI::IsMember({"auto", "ctc", "transducer"}));
+        ->check(CLI::IsMember({"auto", "ctc", "transducer"}))->capture_default_str();
     cmd->add_option("--max-symbols", o->run.max_symbols, "Transducer tokens per encoder frame at most")
         ->check(CLI::Range(1, 1000))->capture_default_str();
     cmd->add_option("--window", o->run.window_seconds, "Long audio: seconds per window")->check(finite_range(1.0, 3600.0))->capture_default_str();

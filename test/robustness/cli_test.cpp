@@ -83,6 +83,26 @@ TEST(CliErrors, NamesOutOfAListAreUsageErrors) {
     expect_usage_error(run_bounded("bench run --suite ops,quik"), "unknown bench 'quik'");
 }
 
+// Help shows defaults as "(default X)" and ranges as "in [a, b]" everywhere; CLI11's own
+// formatting leaked before: "INT:INT in [-1 - 1099511627776]", "--no-webui{false}",
+// "TEXT:{text,json,srt,vtt}", "=gpt-run" after the type, "FINITE in (0 - 1000]".
+TEST(CliErrors, HelpShowsNoLibraryFormatting) {
+    for (const char* command : {"chat", "serve", "logits", "transcribe", "train gpt", "train asr", "train sft",
+                                "bench grammar", "bench run", "nam run", "nam train", "quantize", "tokenize"}) {
+        SCOPED_TRACE(command);
+        const BoundedRun r = run_bounded(std::string(command) + " --help");
+        EXPECT_EQ(r.run.status, 0);
+        for (const char* leak : {"{false}", "INT:", "FLOAT:", "TEXT:", "FINITE", "Excludes:", "[-1 - ", "]=", "=gpt-run"})
+            EXPECT_THAT(r.run.out, Not(HasSubstr(leak))) << r.run.out;
+    }
+    const BoundedRun chat = run_bounded("chat --help");
+    EXPECT_THAT(chat.run.out, HasSubstr("-n,--n-predict INT >= -1"));
+    EXPECT_THAT(chat.run.out, HasSubstr("--top-p FLOAT in [0, 1]"));
+    const BoundedRun gpt = run_bounded("train gpt --help");
+    EXPECT_THAT(gpt.run.out, HasSubstr("Transformer blocks (width = 64 x depth) (default 4)"));
+    EXPECT_THAT(run_bounded("transcribe --help").run.out, HasSubstr("--format text|json|srt|vtt"));
+}
+
 TEST(CliErrors, HelpStillSucceeds) {
     const BoundedRun r = run_bounded("nam --help");
     EXPECT_EQ(r.run.status, 0);
