@@ -36,6 +36,7 @@ struct TrainCli {
     CaptureTrainingOptions training;
     bool simulate = false, short_signal = false;
     DeviceChoice devices;  // profile without --simulate
+    bool epochs_given = false;
 };
 
 // Training's progress on the one progress bar (app/progress_bar.h), counting steps over all
@@ -81,6 +82,8 @@ void print_latency(const LatencyCalibration& cal, std::optional<int> given) {
 }
 
 int train_capture(const TrainCli& o, std::span<const float> di, std::span<const float> reamp, int rate) {
+    if (!o.epochs_given)
+        spdlog::info("nam train: {} epochs (the default length; --epochs N sets it)", o.training.epochs);
     Progress progress;
     const TrainResult result = train_on_capture(
         di, reamp, rate, o.input.empty() ? "the input" : o.input, o.training,
@@ -134,7 +137,8 @@ void add_train_options(CLI::App* cmd, TrainCli& cli) {
                     "standard | lite | feather | nano (WaveNets), lstm (= lstm-standard) | lstm-lite | lstm-feather | "
                     "lstm-nano (the reference presets)")
         ->check(CLI::IsMember(architecture_names()));
-    cmd->add_option("--epochs", o.epochs, "Epochs (default 100)")->check(CLI::Range(1, 100000));
+    auto* epochs = cmd->add_option("--epochs", o.epochs, "Epochs (default 100)")->check(CLI::Range(1, 100000));
+    cmd->callback([&cli, epochs] { cli.epochs_given = epochs->count() > 0; });
     cmd->add_option("--batch", o.batch, "Windows per batch (default 16)")->check(CLI::Range(1, 4096));
     cmd->add_option("--lr", o.lr, "Adam learning rate (default 0.004; LSTM 0.01)")->check(positive_finite(kMaxLearningRate));
     cmd->add_option("--ny", o.ny, "Outputs per training window (default 8192; smaller: more steps per epoch)")
