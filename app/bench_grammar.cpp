@@ -13,6 +13,7 @@
 // text that keeps the grammar at its most ambiguous, so the bounds of
 // models/llm/grammar/grammar_limits.h are measured, not assumed.
 #include "app/bench.h"
+#include "app/cli_checks.h"
 #include "app/timing.h"
 #include "core/error.h"
 #include "core/gguf/gguf_file.h"
@@ -184,7 +185,7 @@ void add_bench_grammar_command(CLI::App& bench, CommandTable& commands) {
     auto o = std::make_shared<BenchGrammarOptions>();
     CLI::App* cmd = bench.add_subcommand("grammar", "Cost of constrained decoding (JSON Schema token masks) per token");
     cmd->add_option("MODEL", o->model, "GGUF model whose vocabulary to use (only the tokenizer is read)")->required();
-    cmd->add_option("--reps", o->reps, "Warm replays after the cold one (default 5)");
+    cmd->add_option("--reps", o->reps, "Warm replays after the cold one (default 5)")->check(CLI::Range(1, 1000));
     cmd->add_flag("--json", o->json, "Print the results as JSON");
     cmd->add_flag("!--no-worst", o->worst, "Leave out the worst cases (hostile patterns and schemas)");
     commands.add(cmd, [o] { return run_bench_grammar(*o); });

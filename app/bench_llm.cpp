@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "core/infer/batch.h"
+#include "core/infer/kv_cache.h"
 #include "models/llm/forward.h"
 #include "models/llm/model.h"
 #include "models/llm/session.h"
@@ -136,8 +137,6 @@ LlmTimes time_llm(const BenchLlmOptions& o) {
 }
 
 int run_bench_llm(const BenchLlmOptions& o) {
-    check(o.prompt > 0 && o.gen > 0 && o.reps > 0, "--prompt, --gen and --reps must be positive");
-    check(o.parallel >= 1 && o.parallel <= 256, "--parallel must be 1 .. 256, not {}", o.parallel);
     if (o.threads > 0) ThreadPool::set_global_threads(o.threads);
     const LlmTimes t = time_llm(o);
     const double load_s = t.load_s;
@@ -200,12 +199,15 @@ void add_bench_llm_command(CLI::App& bench, CommandTable& commands) {
     auto o = std::make_shared<BenchLlmOptions>();
     CLI::App* cmd = bench.add_subcommand("llm", "Prefill and decode speed of a GGUF language model");
     cmd->add_option("MODEL", o->model, "GGUF model (llama, qwen2, qwen3)")->required();
-    cmd->add_option("--prompt", o->prompt, "Prompt tokens for the prefill test (default 128)");
-    cmd->add_option("--gen", o->gen, "Decoded tokens for the generation test (default 32)");
-    cmd->add_option("--parallel", o->parallel, "Sequences at once, each with its own prompt and decode (default 1)");
+    cmd->add_option("--prompt", o->prompt, "Prompt tokens for the prefill test (default 128)")
+        ->check(CLI::Range(std::int64_t{1}, infer::kMaxContext));
+    cmd->add_option("--gen", o->gen, "Decoded tokens for the generation test (default 32)")
+        ->check(CLI::Range(std::int64_t{1}, infer::kMaxContext));
+    cmd->add_option("--parallel", o->parallel, "Sequences at once, each with its own prompt and decode (default 1)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{256}));
     cmd->add_option("--threads", o->threads, "Worker threads (default: the global --threads)")
         ->check(CLI::Range(1, ThreadPool::kMaxThreads));
-    cmd->add_option("--reps", o->reps, "Measured repetitions after the warm-up (default 3)");
+    cmd->add_option("--reps", o->reps, "Measured repetitions after the warm-up (default 3)")->check(CLI::Range(1, 1000));
     cmd->add_flag("--json", o->json, "Print the results as JSON");
     commands.add(cmd, [o] { return run_bench_llm(*o); });
 }

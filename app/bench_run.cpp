@@ -16,6 +16,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -141,6 +142,19 @@ void print_rows(std::FILE* out, const std::vector<bench::Row>& rows) {
                    r.noisy ? "  noisy" : "");
 }
 
+// Other work on the machine slows the benches down and spreads their numbers: said before they
+// start, from the load average (the last minute) and from what the CPUs do right now (a job
+// started a moment ago shows in the load average only later).
+void warn_if_busy() {
+    const int cores = describe_machine().cores;
+    const auto load = load_average();
+    if (load[0] > 0.5 * cores)
+        fmt::print(stderr, "bench run: load average {:.2f} on {} cores: other work will disturb the numbers\n", load[0], cores);
+    if (const double busy = cpu_busy_fraction(0.5); busy > 0.25)
+        fmt::print(stderr, "bench run: other processes keep the CPUs {:.0f}% busy: other work will disturb the numbers\n",
+                   100 * busy);
+}
+
 int run_suite(const RunOptions& o) {
     check(o.reps >= 0, "--reps must be positive");
     if (!o.out.empty()) {  // before minutes of benches, not after
@@ -150,22 +164,24 @@ int run_suite(const RunOptions& o) {
     BenchPlan plan;
     const std::vector<Bench> benches = benches_of(o, plan);
     const bool terminal = isatty(STDERR_FILENO) != 0;
+    const bool progress = spdlog::should_log(spdlog::level::info);  // --quiet: the record and warnings only
+    warn_if_busy();
     const auto load_before = load_average();
-    if (load_before[0] > 0.5 * describe_machine().cores)
-        fmt::print(stderr, "bench run: load average {:.2f} on {} cores: other work will disturb the numbers\n",
-                   load_before[0], describe_machine().cores);
     bench::Record record;
     record.header = {{"created", utc_now()}, {"suite", o.suite}};
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < benches.size(); ++i) {
         const auto bench_start = std::chrono::steady_clock::now();
-        fmt::print(stderr, "[{}/{}] {}{}", i + 1, benches.size(), benches[i].name, terminal ? " ..." : "\n");
+        if (progress) fmt::print(stderr, "[{}/{}] {}{}", i + 1, benches.size(), benches[i].name, terminal ? " ..." : "\n");
         std::fflush(stderr);
         std::vector<bench::Row> rows = benches[i].rows();
-        if (terminal) fmt::print(stderr, "\r\x1b[K[{}/{}] {}", i + 1, benches.size(), benches[i].name);
-        fmt::print(stderr, "{}: {} rows in {:.1f} s ({:.0f} s so far)\n", terminal ? "" : fmt::format("[{}/{}] {}", i + 1, benches.size(), benches[i].name),
-                   rows.size(), seconds_since(bench_start), seconds_since(start));
-        print_rows(stderr, rows);
+        if (progress) {
+            if (terminal) fmt::print(stderr, "\r\x1b[K[{}/{}] {}", i + 1, benches.size(), benches[i].name);
+            fmt::print(stderr, "{}: {} rows in {:.1f} s ({:.0f} s so far)\n",
+                       terminal ? "" : fmt::format("[{}/{}] {}", i + 1, benches.size(), benches[i].name), rows.size(),
+                       seconds_since(bench_start), seconds_since(start));
+            print_rows(stderr, rows);
+        }
         for (auto& row : rows) record.rows.push_back(std::move(row));
     }
     attach_limit_fractions(record.rows);
@@ -177,7 +193,7 @@ int run_suite(const RunOptions& o) {
         fmt::print("{}\n", to_json(record).dump(1));
     } else {
         bench::write_record(o.out, record);
-        fmt::print(stderr, "wrote {} ({} rows, {:.0f} s)\n", o.out, record.rows.size(), seconds_since(start));
+        spdlog::info("wrote {} ({} rows, {:.0f} s)", o.out, record.rows.size(), seconds_since(start));
     }
     return 0;
 }
@@ -243,7 +259,7 @@ void add_bench_run_commands(CLI::App& bench, CommandTable& commands) {
     run_cmd->add_option("--suite", run->suite,
                         fmt::format("quick (< 2 min on 2 cores), full (< 15 min), or a comma-separated list of {}", fmt::join(kBenches, ", ")))
         ->check(suite_names());
-    run_cmd->add_option("--model", run->models, "A GGUF model for the llm bench (repeatable)")->check(CLI::ExistingFile);
+    run_cmd->add_option("--model", run->models, "A GGUF model for the llm bench (repeatable)")->check(input_file());
     run_cmd->add_option("--out", run->out, "Write the record here (default: stdout)");
     run_cmd->add_option("--reps", run->reps, "Measured repetitions per row (default 5)")->check(CLI::Range(1, 1000));
     commands.add(run_cmd, [run] { return run_suite(*run); });

@@ -4,6 +4,7 @@
 // audio is --audio, or a synthetic clip of --seconds (chirps and noise: the encoder's cost does
 // not depend on the words; a transducer's decoding does, so give real speech to measure it).
 #include "app/bench.h"
+#include "app/cli_checks.h"
 #include "app/bench_stats.h"
 #include "app/bundled_models.h"
 #include "app/speech_input.h"
@@ -84,11 +85,11 @@ void add_bench_transcribe_command(CLI::App& bench, CommandTable& commands) {
     CLI::App* cmd = bench.add_subcommand("transcribe", "Real-time factor of forge transcribe on a Parakeet model");
     cmd->add_option("model", o->model, "A Parakeet GGUF file, or 'default' (the bundled model)");
     cmd->add_option("--audio", o->audio, "Speech to transcribe (default: a synthetic clip)");
-    cmd->add_option("--seconds", o->seconds, "Length of the synthetic clip")->check(CLI::Range(0.1, 3600.0));
+    cmd->add_option("--seconds", o->seconds, "Length of the synthetic clip")->check(finite_range(0.1, 3600.0))->capture_default_str();
     cmd->add_option("--decoder", o->decoder, "auto (the transducer when there is one), ctc, transducer")
-        ->check(CLI::IsMember({"auto", "ctc", "transducer"}));
-    cmd->add_option("--reps", o->reps, "Measured repetitions after one warm-up")->check(CLI::Range(1, 1000));
-    cmd->add_option("--threads", o->threads, "Worker threads")->check(CLI::Range(1, ThreadPool::kMaxThreads));
+        ->check(CLI::IsMember({"auto", "ctc", "transducer"}))->capture_default_str();
+    cmd->add_option("--reps", o->reps, "Measured repetitions after one warm-up")->check(CLI::Range(1, 1000))->capture_default_str();
+    cmd->add_option("--threads", o->threads, "Worker threads (default: FORGE_THREADS, else all cores)")->check(CLI::Range(1, ThreadPool::kMaxThreads));
     cmd->add_flag("--json", o->json, "One JSON object on stdout");
     commands.add(cmd, [o] { return run(*o); });
 }

@@ -6,12 +6,14 @@
 // and history on a terminal, /help, /reset, /system, /save, /exit, Ctrl-C). Each turn renders the whole conversation with the model's chat template
 // (--raw: the text as is), and only the tokens past what the KV cache already holds are
 // evaluated (models/llm/sequence_generator.h). When the conversation outgrows --ctx, the oldest turns
-// are dropped with a warning. Load time and prompt/generation speed go to stderr.
+// are dropped with a warning. The context defaults to the model's trained length when that is
+// under 4096; a --ctx past it warns (app/context_size.h). Load time and prompt/generation speed go to stderr.
 #include "app/bundled_models.h"
 #include "app/chat_grammar.h"
 #include "app/chat_repl.h"
 #include "app/cli_checks.h"
 #include "app/commands.h"
+#include "app/context_size.h"
 #include "app/line_input.h"
 #include "core/error.h"
 #include "core/infer/kv_cache.h"
@@ -39,6 +41,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// --ctx when the model was trained on at least as many positions.
+constexpr std::int64_t kDefaultContext = 4096;
+
 struct ChatCliOptions {
     std::string model;
     std::optional<std::string> prompt;
@@ -48,7 +53,8 @@ struct ChatCliOptions {
     bool no_think = false;
     llm::SamplerOptions sampling;
     std::optional<std::uint64_t> seed;
-    std::int64_t ctx = 4096;
+    std::optional<std::int64_t> ctx;  // --ctx as given; the session gets n_ctx (app/context_size.h)
+    std::int64_t n_ctx = 0;
     std::string kv_type = "f16";
     std::string json_schema_file, regex;  // constrain every answer (models/llm/grammar/)
 };
@@ -67,7 +73,7 @@ public:
         : o_(o),
           system_(o.system),
           format_(model),
-          generator_(model, format_.tokenizer(), llm::SessionOptions{o.ctx, 512, llm::kv_type_from_name(o.kv_type)}),
+          generator_(model, format_.tokenizer(), llm::SessionOptions{o.n_ctx, 512, llm::kv_type_from_name(o.kv_type)}),
           sampler_(o.sampling, model.hparams().n_vocab) {
         generation_.sampling = o.sampling;
         generation_.max_tokens = o.n_predict;
@@ -175,18 +181,20 @@ int run_chat(ChatCliOptions o) {
     o.model = resolve_model(o.model, kBundledChatModel);
     const auto load_start = Clock::now();
     const llm::Model model = llm::Model::load(o.model);
+    o.n_ctx = context_size(o.ctx, model.hparams().n_ctx_train, kDefaultContext, "--ctx", PastTrainedLength::Keep);
     Chat chat(model, o);
-    fmt::print(stderr, "loaded {} ({}, {} layers) in {:.2f} s\n", printable(o.model), printable(model.hparams().arch_name),
-               model.hparams().n_layer, seconds_since(load_start));
+    // Status lines are log lines, which --quiet silences: the answer alone on stdout.
+    spdlog::info("loaded {} ({}, {} layers) in {:.2f} s", printable(o.model), printable(model.hparams().arch_name),
+                 model.hparams().n_layer, seconds_since(load_start));
     if (o.prompt) {
         chat.turn(*o.prompt, [] { return false; });
     } else {
         run_repl(chat, *open_line_input());
     }
     const Speed& s = chat.speed();
-    fmt::print(stderr, "prompt: {} tokens, {:.1f} tok/s; generation: {} tokens, {:.1f} tok/s\n", s.prompt_tokens,
-               s.prompt_s > 0 ? static_cast<double>(s.prompt_tokens) / s.prompt_s : 0.0, s.generated_tokens,
-               s.generate_s > 0 ? static_cast<double>(s.generated_tokens) / s.generate_s : 0.0);
+    spdlog::info("prompt: {} tokens, {:.1f} tok/s; generation: {} tokens, {:.1f} tok/s", s.prompt_tokens,
+                 s.prompt_s > 0 ? static_cast<double>(s.prompt_tokens) / s.prompt_s : 0.0, s.generated_tokens,
+                 s.generate_s > 0 ? static_cast<double>(s.generated_tokens) / s.generate_s : 0.0);
     return 0;
 }
 
@@ -210,7 +218,7 @@ void add_chat_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--repeat-penalty", o->sampling.repeat_penalty, "Repetition penalty, 1 off (default 1)")
         ->check(finite_range(1e-6, 1e6));
     cmd->add_option("--seed", o->seed, "Random seed (default: random)");
-    cmd->add_option("--ctx", o->ctx, "Context size in tokens (default 4096)")
+    cmd->add_option("--ctx", o->ctx, "Context size in tokens (default 4096, or the model's trained length when smaller)")
         ->check(CLI::Range(std::int64_t{1}, infer::kMaxContext));
     cmd->add_option("--json-schema", o->json_schema_file, "Answers are JSON valid under this JSON Schema file");
     cmd->add_option("--regex", o->regex, "Answers match this regular expression (the grammar engine's subset)")->check(regex_pattern());

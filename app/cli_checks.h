@@ -7,14 +7,18 @@
 // never a silent default or a division by zero later.
 #pragma once
 
+#include "core/error.h"
 #include "core/infer/kv_cache.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -38,7 +42,7 @@ inline CLI::Validator finite_range(double min, double max) {
                 return fmt::format("{} is not a finite number in [{}, {}]", text, min, max);
             return {};
         },
-        fmt::format("FINITE in [{} - {}]", min, max));
+        fmt::format("in [{}, {}]", min, max));
 }
 
 // A value that `parse` accepts (it throws on anything else): the same check the command makes
@@ -66,7 +70,7 @@ inline CLI::Validator kv_cache_type() {
 inline CLI::Validator non_empty(std::string what) {
     return CLI::Validator(
         [what](std::string& text) -> std::string { return text.empty() ? fmt::format("the value is empty: {}", what) : ""; },
-        "NOT EMPTY");
+        "");
 }
 
 // A finite number in (0, max]: a rate or a duration, where 0 would train or measure nothing.
@@ -79,7 +83,7 @@ inline CLI::Validator positive_finite(double max) {
                 return fmt::format("{} is not a finite number in (0, {}]", text, max);
             return {};
         },
-        fmt::format("FINITE in (0 - {}]", max));
+        fmt::format("in (0, {}]", max));
 }
 
 // A folder to create or reuse (a run's --out): a file in its place, or in place of a folder
@@ -101,6 +105,36 @@ inline CLI::Validator folder_path() {
             return {};
         },
         "FOLDER");
+}
+
+// An input file a command reads: `->check(input_file())`. A missing or unreadable input is an
+// error while running (exit 1, README's exit codes), as when any file fails to open, so it is
+// not a parse-time check (CLI11's ExistingFile made it a usage error, exit 2): the validator
+// only marks the option, and check_input_files tests what it names before the command starts.
+inline constexpr const char* kInputFileCheck = "input file";
+
+inline CLI::Validator input_file() {
+    return CLI::Validator([](std::string&) { return std::string{}; }, "FILE", kInputFileCheck);
+}
+
+// Throws an Error naming the flag and the file when a file given to an input_file() option of
+// `command` is missing, a folder or unreadable.
+inline void check_input_files(CLI::App& command) {
+    for (CLI::Option* option : command.get_options()) {
+        try {
+            (void)option->get_validator(kInputFileCheck);
+        } catch (const CLI::OptionNotFound&) {
+            continue;  // not an input file
+        }
+        const std::string flag = option->get_name();
+        for (const std::string& path : option->results()) {
+            std::error_code error;
+            if (std::filesystem::is_directory(path, error))
+                throw Error(fmt::format("{}: {} is a folder, not a file", flag, path));
+            std::ifstream probe(path, std::ios::binary);
+            if (!probe) throw Error(fmt::format("{}: cannot open '{}': {}", flag, path, std::strerror(errno)));
+        }
+    }
 }
 
 // `text` safe to print on a terminal: control characters (ESC starts the sequences that

@@ -3,8 +3,10 @@
 //
 // A subcommand registers what it runs in the CommandTable instead of as a CLI11 callback, so
 // that it runs after parsing, once logging and the thread pool are set up, inside main's
-// error handling.
+// error handling. Its input files are checked first (cli_checks.h input_file()).
 #pragma once
+
+#include "app/cli_checks.h"
 
 #include <CLI/CLI.hpp>
 
@@ -32,6 +34,7 @@ public:
         if (chosen == nullptr) return -1;
         const auto it = commands_.find(chosen);
         if (it == commands_.end()) return -1;
+        check_input_files(*chosen);  // before the command does anything
         return it->second();
     }
 

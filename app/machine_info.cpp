@@ -10,11 +10,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #if defined(__AVX512F__) || defined(__AVX2__)
@@ -180,6 +183,27 @@ std::array<double, 3> load_average() {
     std::array<double, 3> load{};
     if (getloadavg(load.data(), 3) != 3) load = {-1, -1, -1};
     return load;
+}
+
+double cpu_busy_fraction(double seconds) {
+    // The first line of /proc/stat: "cpu  user nice system idle iowait irq softirq steal ...",
+    // in clock ticks since boot; idle and iowait are the idle ones.
+    const auto ticks = [] {
+        std::ifstream stat("/proc/stat");
+        std::string cpu;
+        std::array<std::uint64_t, 8> t{};
+        stat >> cpu;
+        for (auto& value : t) stat >> value;
+        const std::uint64_t idle = t[3] + t[4];
+        std::uint64_t total = 0;
+        for (const auto value : t) total += value;
+        return std::pair{stat ? total - idle : 0, stat ? total : 0};
+    };
+    const auto [busy_before, total_before] = ticks();
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    const auto [busy_after, total_after] = ticks();
+    if (total_after <= total_before) return -1;
+    return static_cast<double>(busy_after - busy_before) / static_cast<double>(total_after - total_before);
 }
 
 std::size_t memory_bench_bytes() {

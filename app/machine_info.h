@@ -28,6 +28,11 @@ Machine describe_machine();
 // The 1, 5 and 15 minute load averages.
 std::array<double, 3> load_average();
 
+// The fraction of all CPUs' time spent busy over the next `seconds` (Linux /proc/stat; -1 when
+// unknown). Measured while forge itself waits, so it is what other processes use right now,
+// which the load average (a trailing mean over a minute) shows only late.
+double cpu_busy_fraction(double seconds);
+
 // How many bytes a memory-bound benchmark touches per run: four times the last-level cache,
 // so that it measures memory and not the cache, kept within [64 MiB, 1 GiB] so the benchmarks
 // fit beside other work. An op that reads one buffer and writes another uses half of it each.

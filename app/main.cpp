@@ -3,6 +3,7 @@
 #include "app/cli_checks.h"
 #include "app/command_suggestion.h"
 #include "app/commands.h"
+#include "app/help_format.h"
 #include "core/distributed/world.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -80,6 +81,8 @@ int main(int argc, char** argv) {
     // a subcommand does not know falls through to its parents. Set before the subcommands are
     // added, which inherit it; a subcommand's own option of the same name still wins there.
     forge.fallthrough();
+    // How --help shows options (app/help_format.h); subcommands added below inherit it.
+    forge.formatter(std::make_shared<forge::app::HelpFormatter>());
 
     bool show_version = false;
     bool verbose = false;

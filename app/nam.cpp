@@ -22,6 +22,8 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -43,6 +45,17 @@ struct NamOptions {
 
 // The model argument of run, info and bench: a .nam file, or "default" for the bundled one.
 std::string model_path(const std::string& model) { return resolve_model(model, kBundledAmpModel); }
+
+// The container of nam run's output follows its extension, .wav or .flac: any other name
+// (OUT.mp3) would get a WAV under that name, so it is a usage error that names the file.
+void check_output_name(const std::string& output) {
+    std::string extension = std::filesystem::path(output).extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (extension != ".wav" && extension != ".flac")
+        throw CLI::ValidationError("output", fmt::format("{}: forge writes .wav or .flac files, not {}", output,
+                                                         extension.empty() ? "a name without an extension" : extension));
+}
 
 // `forge nam run IN OUT` means `forge nam run default IN OUT`.
 NamOptions with_model_resolved(NamOptions o) {
@@ -206,25 +219,27 @@ void add_nam_command(CLI::App& forge, CommandTable& commands) {
         ->required();
     run_cmd->add_option("input", options->input, "Input audio (WAV or FLAC)")->required();
     run_cmd->add_option("output", options->output, "Output audio (.wav or .flac)");
-    run_cmd->add_option("--input-gain", options->input_gain_db, "Gain applied to the input, in dB");
+    run_cmd->add_option("--input-gain", options->input_gain_db, "Gain applied to the input, in dB")->check(finite_range(-120.0, 120.0))->capture_default_str();
     run_cmd->add_flag("--normalize", options->normalize, "Scale the output to -18 dB loudness (model metadata)");
-    run_cmd->add_option("--slim", options->slim, "Slimmable size in [0, 1] (default: the full model)")
-        ->check(CLI::Range(0.0, 1.0));
-    run_cmd->add_option("--format", options->format, "Output samples: float (WAV default), pcm16, pcm24, pcm32");
+    run_cmd->add_option("--slim", options->slim, "Slimmable size (default: the full model)")
+        ->check(finite_range(0.0, 1.0));
+    run_cmd->add_option("--format", options->format, "Output samples: float (WAV default), pcm16, pcm24, pcm32")
+        ->check(accepted_by([](const std::string& name) { (void)audio::parse_sample_format(name); }, "float|pcm16|pcm24|pcm32"));
     run_cmd->add_flag("--fast-tanh", options->fast_tanh, "Approximate tanh (Core's fast tanh)");
+    run_cmd->callback([options] { check_output_name(options->output.empty() ? options->input : options->output); });
     commands.add(run_cmd, [options] { return run(*options); });
 
     CLI::App* info_cmd = nam->add_subcommand("info", "Show a .nam model's architecture and metadata");
     info_cmd->add_option("model", options->model, "The .nam model, or 'default' (the bundled one)")->required();
     info_cmd->add_option("--loudness-input", options->loudness_input, "Also measure loudness and gain on this input")
-        ->check(CLI::ExistingFile);
+        ->check(input_file());
     commands.add(info_cmd, [options] { return info(*options); });
 
     CLI::App* bench_cmd = nam->add_subcommand("bench", "Real-time factor of a .nam model on this machine");
     bench_cmd->add_option("model", options->model, "The .nam model, or 'default' (the bundled one)")->required();
-    bench_cmd->add_option("--block", options->block, "Frames per block")->check(CLI::Range(1, 1 << 16));
-    bench_cmd->add_option("--seconds", options->seconds, "Seconds of audio to process")->check(CLI::Range(0.01, 3600.0));
-    bench_cmd->add_option("--slim", options->slim, "Slimmable size in [0, 1]")->check(CLI::Range(0.0, 1.0));
+    bench_cmd->add_option("--block", options->block, "Frames per block")->check(CLI::Range(1, 1 << 16))->capture_default_str();
+    bench_cmd->add_option("--seconds", options->seconds, "Seconds of audio to process")->check(finite_range(0.01, 3600.0))->capture_default_str();
+    bench_cmd->add_option("--slim", options->slim, "Slimmable size (default: the full model)")->check(finite_range(0.0, 1.0));
     bench_cmd->add_flag("--fast-tanh", options->fast_tanh, "Approximate tanh (Core's fast tanh)");
     bench_cmd->add_flag("--json", options->json, "One JSON object on stdout");
     commands.add(bench_cmd, [options] { return run_bench(*options); });

@@ -20,6 +20,10 @@
 namespace forge::app {
 namespace {
 
+// Bounds of the device flags, far past any audio system's list and any interface's inputs.
+constexpr int kMaxDeviceIndex = 4096;
+constexpr int kMaxInputChannel = 1024;
+
 constexpr int kCaptureRate = 48000;
 
 // One line redrawn in place on a terminal; elsewhere a line every ten seconds of audio.
@@ -47,7 +51,6 @@ private:
 };
 
 audio::DuplexOptions duplex_options(const DeviceChoice& choice) {
-    check(choice.input_channel >= 1, "--input-channel {}: channels count from 1", choice.input_channel);
     audio::DuplexOptions options;
     options.input_device = choice.input_device ? choice.input_device : choice.device;
     options.output_device = choice.output_device ? choice.output_device : choice.device;
@@ -81,10 +84,15 @@ int list_devices() {
 }  // namespace
 
 void add_device_options(CLI::App* command, DeviceChoice& choice) {
-    command->add_option("--device", choice.device, "Audio device for both input and output (forge nam devices lists them)");
-    command->add_option("--input-device", choice.input_device, "Audio device to record from (default: the system's)");
-    command->add_option("--output-device", choice.output_device, "Audio device to play on (default: the system's)");
-    command->add_option("--input-channel", choice.input_channel, "Input channel with the amp's return (default 1)");
+    const CLI::Range device_index(0, kMaxDeviceIndex);
+    command->add_option("--device", choice.device, "Audio device for both input and output (forge nam devices lists them)")
+        ->check(device_index);
+    command->add_option("--input-device", choice.input_device, "Audio device to record from (default: the system's)")
+        ->check(device_index);
+    command->add_option("--output-device", choice.output_device, "Audio device to play on (default: the system's)")
+        ->check(device_index);
+    command->add_option("--input-channel", choice.input_channel, "Input channel with the amp's return (default 1)")
+        ->check(CLI::Range(1, kMaxInputChannel));
 }
 
 std::vector<float> record_capture(const DeviceChoice& choice, std::span<const float> signal, const std::string& out) {

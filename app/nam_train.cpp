@@ -36,6 +36,7 @@ struct TrainCli {
     CaptureTrainingOptions training;
     bool simulate = false, short_signal = false;
     DeviceChoice devices;  // profile without --simulate
+    bool epochs_given = false;
 };
 
 // Training's progress on the one progress bar (app/progress_bar.h), counting steps over all
@@ -81,6 +82,8 @@ void print_latency(const LatencyCalibration& cal, std::optional<int> given) {
 }
 
 int train_capture(const TrainCli& o, std::span<const float> di, std::span<const float> reamp, int rate) {
+    if (!o.epochs_given)
+        spdlog::info("nam train: {} epochs (the default length; --epochs N sets it)", o.training.epochs);
     Progress progress;
     const TrainResult result = train_on_capture(
         di, reamp, rate, o.input.empty() ? "the input" : o.input, o.training,
@@ -134,7 +137,8 @@ void add_train_options(CLI::App* cmd, TrainCli& cli) {
                     "standard | lite | feather | nano (WaveNets), lstm (= lstm-standard) | lstm-lite | lstm-feather | "
                     "lstm-nano (the reference presets)")
         ->check(CLI::IsMember(architecture_names()));
-    cmd->add_option("--epochs", o.epochs, "Epochs (default 100)")->check(CLI::Range(1, 100000));
+    auto* epochs = cmd->add_option("--epochs", o.epochs, "Epochs (default 100)")->check(CLI::Range(1, 100000));
+    cmd->callback([&cli, epochs] { cli.epochs_given = epochs->count() > 0; });
     cmd->add_option("--batch", o.batch, "Windows per batch (default 16)")->check(CLI::Range(1, 4096));
     cmd->add_option("--lr", o.lr, "Adam learning rate (default 0.004; LSTM 0.01)")->check(positive_finite(kMaxLearningRate));
     cmd->add_option("--ny", o.ny, "Outputs per training window (default 8192; smaller: more steps per epoch)")
@@ -165,8 +169,8 @@ CLI::App* add_profile(CLI::App& parent, const std::string& name, TrainCli& o) {
 void add_nam_train_commands(CLI::App& forge, CLI::App& nam, CommandTable& commands) {
     auto o = std::make_shared<TrainCli>();
     CLI::App* train_cmd = nam.add_subcommand("train", "Train a .nam model on a DI / reamp pair of the capture signal");
-    train_cmd->add_option("--input", o->input, "DI: the capture signal as played")->required()->check(CLI::ExistingFile);
-    train_cmd->add_option("--output", o->output, "The reamped recording")->required()->check(CLI::ExistingFile);
+    train_cmd->add_option("--input", o->input, "DI: the capture signal as played")->required()->check(input_file());
+    train_cmd->add_option("--output", o->output, "The reamped recording")->required()->check(input_file());
     add_train_options(train_cmd, *o);
     commands.add(train_cmd, [o] { return train(*o); });
 

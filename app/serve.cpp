@@ -8,15 +8,19 @@
 #include "app/bundled_models.h"
 #include "app/cli_checks.h"
 #include "app/commands.h"
+#include "app/context_size.h"
 #include "app/serve/options.h"
 #include "app/serve/server.h"
 #include "core/error.h"
+#include "core/gguf/gguf_file.h"
 #include "core/infer/kv_cache.h"
 #include "core/thread_pool.h"
+#include "models/llm/hparams.h"
 
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 namespace forge::app {
 
@@ -39,9 +43,16 @@ std::string read_api_key(const std::string& path) {
     return key;
 }
 
-int run_serve(serve::ServeOptions o, int threads) {
+// The model's trained length (GGUF {arch}.context_length; 0 when unknown), read before the
+// server loads the model, which sizes its slots by -c.
+std::int64_t trained_context(const std::string& model) {
+    return llm::read_hparams(gguf::GgufFile::open(model)).n_ctx_train;
+}
+
+int run_serve(serve::ServeOptions o, std::optional<std::int64_t> ctx_size, int threads) {
     if (threads > 0) ThreadPool::set_global_threads(threads);
     o.model = resolve_model(o);
+    o.ctx_size = context_size(ctx_size, trained_context(o.model), o.ctx_size, "-c", PastTrainedLength::Cap);
     if (!o.api_key_file.empty()) o.api_key = read_api_key(o.api_key_file);
     serve::Server server(std::move(o));
     return server.run();
@@ -62,13 +73,15 @@ std::vector<std::string> serve_flag_spellings(int argc, char** argv) {
 void add_serve_command(CLI::App& forge, CommandTable& commands) {
     auto o = std::make_shared<serve::ServeOptions>();
     auto threads = std::make_shared<int>(0);
+    auto ctx_size = std::make_shared<std::optional<std::int64_t>>();
     CLI::App* cmd = forge.add_subcommand("serve", "OpenAI-compatible HTTP server for a GGUF language model");
     cmd->add_option("MODEL", o->model, "GGUF model, or 'default': the bundled chat model (also when left out)");
     cmd->add_option("--host", o->host, "Address to listen on (default 127.0.0.1)");
     cmd->add_option("--port", o->port, "Port; 0 picks a free one (default 8080)")->check(CLI::Range(0, 65535));
     cmd->add_option("--parallel", o->parallel, "Slots: requests decoded at once; -np N works too (default 4)")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{256}));
-    cmd->add_option("-c,--ctx-size", o->ctx_size, "Context size per slot in tokens (default 4096)")
+    cmd->add_option("-c,--ctx-size", *ctx_size,
+                    "Context size per slot in tokens, at most the model's trained length (default 4096, or that length when smaller)")
         ->check(CLI::Range(std::int64_t{16}, infer::kMaxContext));
     cmd->add_option("-n,--n-predict", o->n_predict, "Default max_tokens, -1 until the end or the context is full (default -1)")
         ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
@@ -91,7 +104,7 @@ void add_serve_command(CLI::App& forge, CommandTable& commands) {
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{3600}));
     cmd->add_option("--body-budget", o->body_budget_mib, "MiB of request bodies held at once; more get 503 (default 64)")
         ->check(CLI::Range(std::int64_t{8}, std::int64_t{1} << 20));
-    commands.add(cmd, [o, threads] { return run_serve(*o, *threads); });
+    commands.add(cmd, [o, ctx_size, threads] { return run_serve(*o, *ctx_size, *threads); });
 }
 
 }  // namespace forge::app

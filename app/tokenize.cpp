@@ -4,6 +4,7 @@
 // like llama-tokenize; special tokens in the text ("<|im_start|>") are parsed unless
 // --no-special. --count prints the number of tokens and the bytes per token instead (how
 // well a tokenizer compresses a text: compare two tokenizers on the same file).
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/text_file.h"
 #include "core/error.h"
@@ -47,9 +48,9 @@ int run_tokenize(const TokenizeOptions& options) {
 void add_tokenize_command(CLI::App& forge, CommandTable& commands) {
     auto options = std::make_shared<TokenizeOptions>();
     CLI::App* command = forge.add_subcommand("tokenize", "Print the token ids of a text (one line, space-separated)");
-    command->add_option("model", options->model, "GGUF file with tokenizer metadata")->required()->check(CLI::ExistingFile);
+    command->add_option("model", options->model, "GGUF file with tokenizer metadata")->required()->check(input_file());
     auto* text = command->add_option("--text", options->text, "Text to tokenize");
-    auto* file = command->add_option("--file", options->file, "File whose text to tokenize")->check(CLI::ExistingFile);
+    auto* file = command->add_option("--file", options->file, "File whose text to tokenize")->check(input_file());
     text->excludes(file);
     command->add_flag("--no-special", options->no_special, "Do not parse special tokens such as <|im_start|> in the text");
     command->add_flag("--count", options->count, "Print the token count and bytes per token instead of the ids");

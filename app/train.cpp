@@ -1,6 +1,7 @@
 // `forge train <task>`: train a model from scratch: `spirals`, the two-spirals classifier
 // (models/spirals/), trained by gradients or evolution strategies; `gpt` (train_gpt.cpp), `sft`
 // (train_sft.cpp), `tokenizer` (train_tokenizer.cpp) and `asr` (train_asr.cpp), each in its own file.
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "models/spirals/spirals_train.h"
 
@@ -62,7 +63,7 @@ void add_train_command(CLI::App& forge, CommandTable& commands) {
     spirals->add_option("--optimizer", args->optimizer, "sgd, adamw, muon or es")
         ->check(CLI::IsMember({"sgd", "adamw", "muon", "es"}))
         ->capture_default_str();
-    spirals->add_option("--steps", args->steps, "Training steps (default: the optimizer's own)")->check(CLI::PositiveNumber);
+    spirals->add_option("--steps", args->steps, "Training steps (default: the optimizer's own)")->check(CLI::Range(std::int64_t{1}, kMaxTrainingSteps));
     spirals->add_option("--seed", args->seed, "Seed of the data and the initialization")->capture_default_str();
     spirals->add_flag("--json", args->json, "Print one JSON object with the final accuracy and loss");
     commands.add(spirals, [args] { return run_spirals(*args); });

@@ -5,10 +5,12 @@
 #include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/progress_bar.h"
+#include "app/training_run.h"
 #include "models/asr/trainer.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include <memory>
 #include <string>
@@ -21,9 +23,14 @@ struct AsrCli {
     std::string manifest, out = "asr-run";
     std::int64_t log_every = 50;
     bool json = false;
+    bool force = false;
+    bool length_given = false;  // --steps
 };
 
 int run_train_asr(AsrCli& cli) {
+    check_not_finished(cli.out, cli.config.resume, cli.force);
+    if (!cli.length_given)
+        spdlog::info("train asr: {} steps (the default length; --steps N sets it)", cli.config.steps);
     cli.config.manifest = cli.manifest;
     cli.config.out_dir = cli.out;
     ProgressBar reading("log-mel", "clips"), bar("train asr", "steps");
@@ -66,7 +73,7 @@ void add_train_asr_command(CLI::App& train, CommandTable& commands) {
     auto& c = cli->config;
     CLI::App* asr = train.add_subcommand("asr", "Train a FastConformer-CTC speech model; export a Parakeet GGUF");
     asr->add_option("--manifest", cli->manifest, "JSONL manifest: audio, text, duration (tools/make_asr_data.sh)")
-        ->required()->check(CLI::ExistingFile);
+        ->required()->check(input_file());
     asr->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")
         ->capture_default_str()->check(folder_path());
     // Sizes: at least what the model needs, at most far past any model trained on a CPU.
@@ -84,7 +91,7 @@ void add_train_asr_command(CLI::App& train, CommandTable& commands) {
     asr->add_option("--subsampling-channels", c.subsampling_channels, "Channels of the 8x subsampling convolutions")
         ->capture_default_str()->check(range(1, 8192));
     const auto steps = range(1, kMaxTrainingSteps);
-    asr->add_option("--steps", c.steps, "Optimizer steps")->capture_default_str()->check(steps);
+    auto* steps_flag = asr->add_option("--steps", c.steps, "Optimizer steps")->capture_default_str()->check(steps);
     asr->add_option("--batch-seconds", c.batch_seconds, "Padded audio per batch, seconds")
         ->capture_default_str()->check(positive_finite(86400));
     asr->add_option("--lr", c.lr, "Peak AdamW learning rate (warmup, then cosine to 1/20)")
@@ -103,7 +110,11 @@ void add_train_asr_command(CLI::App& train, CommandTable& commands) {
     asr->add_option("--seed", c.seed, "Seed of the initialization, batches and masks")->capture_default_str();
     asr->add_flag("--resume", c.resume, "Continue from OUT/checkpoint.json");
     asr->add_flag("--json", cli->json, "Print one JSON object: loss, first_loss, steps, parameters, model");
-    asr->callback([cli] { check_flag_combinations(cli->config); });
+    add_force_flag(*asr, cli->force);
+    asr->callback([cli, steps_flag] {
+        check_flag_combinations(cli->config);
+        cli->length_given = steps_flag->count() > 0;
+    });
     commands.add(asr, [cli] { return run_train_asr(*cli); });
 }
 

@@ -6,6 +6,7 @@
 #include "app/commands.h"
 #include "app/data_parallel.h"
 #include "app/train_progress.h"
+#include "app/training_run.h"
 #include "models/gpt/trainer.h"
 
 #include <fmt/format.h>
@@ -24,6 +25,8 @@ struct GptCli {
     std::vector<std::string> data;
     std::string tokenizer, out = "gpt-run";
     bool json = false;
+    bool force = false;
+    bool length_given = false;  // --steps or --tokens
 };
 
 int train_and_print(GptCli& cli, distributed::Communicator& world) {
@@ -31,6 +34,8 @@ int train_and_print(GptCli& cli, distributed::Communicator& world) {
     cli.config.tokenizer = cli.tokenizer;
     cli.config.out_dir = cli.out;
     if (world.size() > 1 && world.is_root()) spdlog::info("data parallel: {}", world.describe());
+    if (!cli.length_given && world.is_root())
+        spdlog::info("train gpt: 20 tokens per parameter (the default length; --steps N or --tokens N sets it)");
     TrainProgress progress;
     const gpt::TrainResult r = gpt::train_gpt(cli.config, [&](const gpt::StepReport& s) { progress(s); }, world);
     if (!world.is_root()) return 0;  // rank 0 speaks for the job
@@ -58,6 +63,7 @@ void check_flag_combinations(const gpt::TrainConfig& c) {
 }
 
 int run_train_gpt(GptCli& cli) {
+    check_not_finished(cli.out, cli.config.resume, cli.force);
     return run_data_parallel([&](distributed::Communicator& world) { return train_and_print(cli, world); });
 }
 
@@ -67,9 +73,9 @@ void add_train_gpt_command(CLI::App& train, CommandTable& commands) {
     auto cli = std::make_shared<GptCli>();
     auto& c = cli->config;
     CLI::App* gpt = train.add_subcommand("gpt", "Pretrain a GPT on text files and export a GGUF (qwen3) model");
-    gpt->add_option("--data", cli->data, "Text files; blank lines separate documents")->required()->check(CLI::ExistingFile);
+    gpt->add_option("--data", cli->data, "Text files; blank lines separate documents")->required()->check(input_file());
     gpt->add_option("--tokenizer", cli->tokenizer, "GGUF with tokenizer.ggml.* keys (its vocabulary and BOS)")
-        ->required()->check(CLI::ExistingFile);
+        ->required()->check(input_file());
     gpt->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")
         ->capture_default_str()->check(folder_path());
     gpt->add_option("--depth", c.depth, "Transformer blocks (width = 64 x depth)")
@@ -80,14 +86,18 @@ void add_train_gpt_command(CLI::App& train, CommandTable& commands) {
         ->capture_default_str()->check(CLI::Range(std::int64_t{2}, gpt::kMaxContext));
     add_batch_options(*gpt, c);
     auto* steps = gpt->add_option("--steps", c.steps, "Optimizer steps")->check(CLI::Range(std::int64_t{1}, kMaxTrainingSteps));
-    gpt->add_option("--tokens", c.tokens, "Training tokens (default: 20 per parameter)")
+    auto* tokens = gpt->add_option("--tokens", c.tokens, "Training tokens (default: 20 per parameter)")
         ->excludes(steps)->check(CLI::Range(std::int64_t{1}, gpt::kMaxTokens));
     gpt->add_option("--eval-tokens", c.eval_tokens, "Validation tokens per evaluation")
         ->capture_default_str()->check(CLI::Range(std::int64_t{1}, gpt::kMaxTokens));
     gpt->add_option("--sample-prompt", c.sample_prompt, "Text the greedy samples continue")->capture_default_str();
     add_run_options(*gpt, c);
     gpt->add_flag("--json", cli->json, "Print one JSON object: val_bpb, loss, tokens, tokens_per_s, model");
-    gpt->callback([cli] { check_flag_combinations(cli->config); });
+    add_force_flag(*gpt, cli->force);
+    gpt->callback([cli, steps, tokens] {
+        check_flag_combinations(cli->config);
+        cli->length_given = steps->count() + tokens->count() > 0;
+    });
     commands.add(gpt, [cli] { return run_train_gpt(*cli); });
 }
 

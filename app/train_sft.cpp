@@ -7,11 +7,14 @@
 #include "app/commands.h"
 #include "app/data_parallel.h"
 #include "app/train_progress.h"
+#include "app/training_run.h"
 #include "models/gpt/sft.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -22,6 +25,8 @@ struct SftCli {
     gpt::SftConfig config;
     std::string model, data, val_data, out = "sft-run";
     bool json = false;
+    bool force = false;
+    bool length_given = false;  // --epochs
 };
 
 int train_and_print(SftCli& cli, distributed::Communicator& world) {
@@ -29,6 +34,8 @@ int train_and_print(SftCli& cli, distributed::Communicator& world) {
     cli.config.data = cli.data;
     cli.config.val_data = cli.val_data;
     cli.config.train.out_dir = cli.out;
+    if (!cli.length_given && !cli.config.eval_only && world.is_root())
+        spdlog::info("train sft: {} epoch over --data (the default length; --epochs N sets it)", cli.config.epochs);
     TrainProgress progress;
     const gpt::TrainResult r = gpt::train_sft(cli.config, [&](const gpt::StepReport& s) { progress(s); }, world);
     if (!world.is_root()) return 0;  // rank 0 speaks for the job
@@ -50,7 +57,17 @@ int train_and_print(SftCli& cli, distributed::Communicator& world) {
     return 0;
 }
 
+// Whether --model is in --out: the trainer refuses that with its own, more telling message.
+bool base_model_in_out(const SftCli& cli) {
+    const std::filesystem::path model = cli.model;
+    const std::filesystem::path folder = std::filesystem::is_directory(model) ? model : model.parent_path();
+    std::error_code error;
+    return std::filesystem::weakly_canonical(folder.empty() ? "." : folder, error) ==
+           std::filesystem::weakly_canonical(cli.out, error);
+}
+
 int run_train_sft(SftCli& cli) {
+    if (!cli.config.eval_only && !base_model_in_out(cli)) check_not_finished(cli.out, cli.config.train.resume, cli.force);
     return run_data_parallel([&](distributed::Communicator& world) { return train_and_print(cli, world); });
 }
 
@@ -66,10 +83,10 @@ void add_train_sft_command(CLI::App& train, CommandTable& commands) {
         "sft", "Fine-tune a forge GPT on conversations (JSONL, OpenAI's messages), loss on the assistant's tokens");
     sft->add_option("--model", cli->model, "model.gguf from `forge train gpt`, or its run folder")->required();
     sft->add_option("--data", cli->data, "Conversations, one {\"messages\": [...]} per line")
-        ->required()->check(CLI::ExistingFile);
+        ->required()->check(input_file());
     sft->add_option("--val-data", cli->val_data, "Held-out conversations (default: the last 5% of --data)")
-        ->check(CLI::ExistingFile);
-    sft->add_option("--epochs", cli->config.epochs, "Passes over --data (may be fractional)")
+        ->check(input_file());
+    auto* epochs = sft->add_option("--epochs", cli->config.epochs, "Passes over --data (may be fractional)")
         ->capture_default_str()->check(positive_finite(gpt::kMaxEpochs));
     sft->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, model.gguf")
         ->capture_default_str()->check(folder_path());
@@ -82,7 +99,11 @@ void add_train_sft_command(CLI::App& train, CommandTable& commands) {
                   "Only measure --model on the validation conversations (val_loss, val_bpb); write nothing");
     add_run_options(*sft, c);
     sft->add_flag("--json", cli->json, "Print one JSON object: val_loss, val_bpb, loss, tokens, tokens_per_s, model");
-    sft->callback([cli] { check_micro_batch(cli->config.train); });
+    add_force_flag(*sft, cli->force);
+    sft->callback([cli, epochs] {
+        check_micro_batch(cli->config.train);
+        cli->length_given = epochs->count() > 0;
+    });
     commands.add(sft, [cli] { return run_train_sft(*cli); });
 }
 

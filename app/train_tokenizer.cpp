@@ -2,6 +2,7 @@
 // trains a byte-level BPE tokenizer on text files (models/llm/tokenizer/bpe_trainer.h) and
 // writes it as a vocabulary-only GGUF that `forge tokenize`, `forge train gpt --tokenizer`
 // and llama.cpp read. Each file is one document; special tokens are nanochat's chat tokens.
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/progress_bar.h"
 #include "app/text_file.h"
@@ -78,7 +79,7 @@ int run_train_tokenizer(const TrainTokenizerArgs& args) {
 void add_train_tokenizer_command(CLI::App& train, CommandTable& commands) {
     auto args = std::make_shared<TrainTokenizerArgs>();
     CLI::App* command = train.add_subcommand("tokenizer", "Byte-level BPE tokenizer from text files, as a vocabulary-only GGUF");
-    command->add_option("--data", args->data, "Text files (UTF-8), each one document")->required()->check(CLI::ExistingFile);
+    command->add_option("--data", args->data, "Text files (UTF-8), each one document")->required()->check(input_file());
     command->add_option("--vocab-size", args->vocab_size, "Tokens in all: 256 bytes, the merges and 5 special tokens")
         ->required()
         ->check(CLI::Range(llm::kSmallestVocabulary, llm::kLargestVocabulary));

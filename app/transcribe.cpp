@@ -35,7 +35,7 @@ struct TranscribeCliOptions {
 };
 
 int transcribe(TranscribeCliOptions o) {
-    const TranscriptFormat format = parse_transcript_format(o.format);
+    TranscriptWriter writer(parse_transcript_format(o.format));
     check(std::count(o.inputs.begin(), o.inputs.end(), "-") <= 1, "'-' (stdin) can be given once: stdin is read whole");
     o.run.decoder = parse_decoder(o.decoder);
     if (o.threads > 0) ThreadPool::set_global_threads(o.threads);
@@ -53,7 +53,7 @@ int transcribe(TranscribeCliOptions o) {
         const asr::Transcript t = transcriber(samples, o.run);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double rtf = t.duration > 0.0 ? seconds / t.duration : 0.0;
-        const std::string text = format_transcript(t, format, input, rtf);
+        const std::string text = writer.next(t, input, rtf);
         std::fputs((stdout_is_a_terminal ? printable(text) : text).c_str(), stdout);
         std::fflush(stdout);
         spdlog::debug("{}: {:.2f} s of audio in {:.2f} s (real-time factor {:.3f})", input, t.duration, seconds, rtf);
@@ -68,16 +68,16 @@ void add_transcribe_command(CLI::App& forge, CommandTable& commands) {
     CLI::App* cmd = forge.add_subcommand("transcribe", "Speech to text with a Parakeet (FastConformer) model");
     cmd->add_option("audio", o->inputs, "Audio files (WAV, FLAC; any rate and channels), or - for WAV on stdin")
         ->required();
-    cmd->add_option("-m,--model", o->model, "A Parakeet GGUF file, or 'default' (the bundled model)");
+    cmd->add_option("-m,--model", o->model, "A Parakeet GGUF file, or 'default' (the bundled model)")->capture_default_str();
     cmd->add_option("--format", o->format, "Output: text (one line per input), json, srt, vtt")
-        ->check(CLI::IsMember({"text", "json", "srt", "vtt"}));
+        ->check(CLI::IsMember({"text", "json", "srt", "vtt"}))->capture_default_str();
     cmd->add_option("--decoder", o->decoder, "auto (the transducer when there is one), ctc, transducer")
-        ->check(CLI::IsMember({"auto", "ctc", "transducer"}));
+        ->check(CLI::IsMember({"auto", "ctc", "transducer"}))->capture_default_str();
     cmd->add_option("--max-symbols", o->run.max_symbols, "Transducer tokens per encoder frame at most")
-        ->check(CLI::Range(1, 1000));
-    cmd->add_option("--window", o->run.window_seconds, "Long audio: seconds per window")->check(CLI::Range(1.0, 3600.0));
+        ->check(CLI::Range(1, 1000))->capture_default_str();
+    cmd->add_option("--window", o->run.window_seconds, "Long audio: seconds per window")->check(finite_range(1.0, 3600.0))->capture_default_str();
     cmd->add_option("--overlap", o->run.overlap_seconds, "Long audio: seconds two windows share")
-        ->check(CLI::Range(0.0, 600.0));
+        ->check(finite_range(0.0, 600.0))->capture_default_str();
     cmd->add_option("--threads", o->threads, "Worker threads (default: FORGE_THREADS, else all cores)")
         ->check(CLI::Range(1, ThreadPool::kMaxThreads));
     commands.add(cmd, [o] { return transcribe(*o); });

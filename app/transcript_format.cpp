@@ -23,25 +23,6 @@ std::string timestamp(double seconds, char separator) {
     return fmt::format("{:02}:{:02}:{:02}{}{:03}", ms / 3600000, ms / 60000 % 60, ms / 1000 % 60, separator, ms % 1000);
 }
 
-std::string subtitles(const asr::Transcript& t, bool vtt) {
-    std::string out = vtt ? "WEBVTT\n\n" : "";
-    const char separator = vtt ? '.' : ',';
-    int cue = 0;
-    for (std::size_t first = 0; first < t.words.size();) {
-        std::size_t last = first;
-        std::string text = t.words[first].text;
-        while (last + 1 < t.words.size() && last + 1 - first < kCueWords &&
-               t.words[last + 1].end - t.words[first].start <= kCueSeconds) {
-            text += " " + t.words[++last].text;
-        }
-        if (!vtt) out += fmt::format("{}\n", ++cue);
-        out += fmt::format("{} --> {}\n{}\n\n", timestamp(t.words[first].start, separator),
-                           timestamp(t.words[last].end, separator), text);
-        first = last + 1;
-    }
-    return out;
-}
-
 }  // namespace
 
 TranscriptFormat parse_transcript_format(const std::string& name) {
@@ -52,9 +33,8 @@ TranscriptFormat parse_transcript_format(const std::string& name) {
     fail("--format: '{}' is not one of text, json, srt, vtt", name);
 }
 
-std::string format_transcript(const asr::Transcript& t, TranscriptFormat format, const std::string& source,
-                              double real_time_factor) {
-    switch (format) {
+std::string TranscriptWriter::next(const asr::Transcript& t, const std::string& source, double real_time_factor) {
+    switch (format_) {
         case TranscriptFormat::Text: return t.text + "\n";
         case TranscriptFormat::Json: {
             nlohmann::json words = nlohmann::json::array();
@@ -64,10 +44,32 @@ std::string format_transcript(const asr::Transcript& t, TranscriptFormat format,
                                       {"real_time_factor", real_time_factor}};
             return j.dump() + "\n";
         }
-        case TranscriptFormat::Srt: return subtitles(t, false);
-        case TranscriptFormat::Vtt: return subtitles(t, true);
+        case TranscriptFormat::Srt:
+        case TranscriptFormat::Vtt: return subtitles(t);
     }
     return {};
+}
+
+std::string TranscriptWriter::subtitles(const asr::Transcript& t) {
+    const bool vtt = format_ == TranscriptFormat::Vtt;
+    std::string out = vtt && inputs_ == 0 ? "WEBVTT\n\n" : "";
+    const char separator = vtt ? '.' : ',';
+    for (std::size_t first = 0; first < t.words.size();) {
+        std::size_t last = first;
+        std::string text = t.words[first].text;
+        while (last + 1 < t.words.size() && last + 1 - first < kCueWords &&
+               t.words[last + 1].end - t.words[first].start <= kCueSeconds) {
+            text += " " + t.words[++last].text;
+        }
+        ++cues_;
+        if (!vtt) out += fmt::format("{}\n", cues_);
+        out += fmt::format("{} --> {}\n{}\n\n", timestamp(offset_ + t.words[first].start, separator),
+                           timestamp(offset_ + t.words[last].end, separator), text);
+        first = last + 1;
+    }
+    offset_ += t.duration;
+    ++inputs_;
+    return out;
 }
 
 }  // namespace forge::app

@@ -39,5 +39,23 @@ TEST(BundledChat, DefaultNamesTheBundledModel) {
     EXPECT_NE(named.err.find("forge-chat.gguf"), std::string::npos) << named.err;
 }
 
+// The bundled model trains at 256 positions: chat and serve default to that, not to 4096 (a
+// long session ran far past what the model knows), and say so; a larger size asked warns, and
+// serve caps it (issue 29).
+TEST(BundledChat, TheContextIsTheTrainedLength) {
+    const ForgeRun chat = run_forge("--threads 1 chat -p 'Hello!' --temp 0 -n 4");
+    ASSERT_EQ(chat.status, 0) << chat.err;
+    EXPECT_NE(chat.err.find("context: 256 tokens, the length the model was trained on"), std::string::npos) << chat.err;
+    const ForgeRun asked = run_forge("--threads 1 chat -p 'Hello!' --temp 0 -n 4 --ctx 1024");
+    ASSERT_EQ(asked.status, 0) << asked.err;
+    EXPECT_NE(asked.err.find("--ctx 1024 is past the 256 tokens the model was trained on"), std::string::npos) << asked.err;
+    const ForgeRun within = run_forge("--threads 1 chat -p 'Hello!' --temp 0 -n 4 --ctx 128");
+    EXPECT_EQ(within.err.find("trained on"), std::string::npos) << within.err;
+    // serve runs until stopped: timeout's SIGINT ends it once it has said what it chose.
+    const ForgeRun serve = run_forge("serve -c 1024 --port 0 --threads 1", "", "timeout -s INT 20");
+    EXPECT_NE(serve.err.find("-c 1024 is past the 256 tokens the model was trained on: capped at 256"), std::string::npos)
+        << serve.err;
+}
+
 }  // namespace
 }  // namespace forge::test

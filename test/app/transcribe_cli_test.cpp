@@ -59,6 +59,20 @@ TEST(TranscribeCli, SubtitlesInSrtAndVtt) {
     EXPECT_THAT(vtt.out, testing::StartsWith("WEBVTT\n\n00:00:00."));
 }
 
+// Several inputs are one valid document, the inputs one after another: one WEBVTT header,
+// cues numbered across the inputs, the second clip's times after the first's 1.3 s (they were
+// two documents run together: a second "WEBVTT" and a second cue 1).
+TEST(TranscribeCli, SubtitlesOfSeveralInputsAreOneDocument) {
+    const ForgeRun srt = transcribe(quoted(kClip) + " " + quoted(kClip) + kCtc + " --format srt");
+    ASSERT_EQ(srt.status, 0) << srt.err;
+    EXPECT_THAT(srt.out, testing::MatchesRegex("1\n00:00:00,[0-9]{3} --> 00:00:0[01],[0-9]{3}\nr is\n\n"
+                                               "2\n00:00:01,[3-9][0-9]{2} --> 00:00:0[12],[0-9]{3}\nr is\n\n"));
+    const ForgeRun vtt = transcribe(quoted(kClip) + " " + quoted(kClip) + kCtc + " --format vtt");
+    ASSERT_EQ(vtt.status, 0) << vtt.err;
+    EXPECT_THAT(vtt.out, testing::MatchesRegex("WEBVTT\n\n00:00:00.[0-9]{3} --> 00:00:0[01].[0-9]{3}\nr is\n\n"
+                                               "00:00:01.[3-9][0-9]{2} --> 00:00:0[12].[0-9]{3}\nr is\n\n"));
+}
+
 TEST(TranscribeCli, WavOnStdinAndOtherRatesAndChannels) {
     std::ifstream in(kClip, std::ios::binary);
     std::stringstream wav;

@@ -12,8 +12,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 
 namespace forge::test {
 namespace {
@@ -80,6 +83,26 @@ TEST(CliErrors, NamesOutOfAListAreUsageErrors) {
     expect_usage_error(run_bounded("bench run --suite ops,quik"), "unknown bench 'quik'");
 }
 
+// Help shows defaults as "(default X)" and ranges as "in [a, b]" everywhere; CLI11's own
+// formatting leaked before: "INT:INT in [-1 - 1099511627776]", "--no-webui{false}",
+// "TEXT:{text,json,srt,vtt}", "=gpt-run" after the type, "FINITE in (0 - 1000]".
+TEST(CliErrors, HelpShowsNoLibraryFormatting) {
+    for (const char* command : {"chat", "serve", "logits", "transcribe", "train gpt", "train asr", "train sft",
+                                "bench grammar", "bench run", "nam run", "nam train", "quantize", "tokenize"}) {
+        SCOPED_TRACE(command);
+        const BoundedRun r = run_bounded(std::string(command) + " --help");
+        EXPECT_EQ(r.run.status, 0);
+        for (const char* leak : {"{false}", "INT:", "FLOAT:", "TEXT:", "FINITE", "Excludes:", "[-1 - ", "]=", "=gpt-run"})
+            EXPECT_THAT(r.run.out, Not(HasSubstr(leak))) << r.run.out;
+    }
+    const BoundedRun chat = run_bounded("chat --help");
+    EXPECT_THAT(chat.run.out, HasSubstr("-n,--n-predict INT >= -1"));
+    EXPECT_THAT(chat.run.out, HasSubstr("--top-p FLOAT in [0, 1]"));
+    const BoundedRun gpt = run_bounded("train gpt --help");
+    EXPECT_THAT(gpt.run.out, HasSubstr("Transformer blocks (width = 64 x depth) (default 4)"));
+    EXPECT_THAT(run_bounded("transcribe --help").run.out, HasSubstr("--format text|json|srt|vtt"));
+}
+
 TEST(CliErrors, HelpStillSucceeds) {
     const BoundedRun r = run_bounded("nam --help");
     EXPECT_EQ(r.run.status, 0);
@@ -90,6 +113,34 @@ TEST(CliErrors, RuntimeErrorsExit1) {
     expect_error(run_bounded("gguf info /no/such/file.gguf"), "/no/such/file.gguf");
 }
 
+// A missing or unreadable input is exit 1 naming the flag and the file in every command (README's
+// exit codes); CLI11's ExistingFile made it a usage error (exit 2) in tokenize, the trainers,
+// bench run and nam info.
+TEST(CliErrors, AMissingInputIsExit1NamingIt) {
+    const std::string missing = "/no/such/input";
+    const std::string tokenizer = std::string(FORGE_LLM_TEST_DATA) + "/qwen3-f32.gguf";
+    for (const std::string& args : {
+             "tokenize " + missing + " --text hi",
+             "tokenize " + quoted(kModel) + " --file " + missing,
+             "train gpt --data " + missing + " --tokenizer " + quoted(tokenizer) + " --out " + quoted(scratch_dir() / "g"),
+             "train gpt --data " + quoted(kModel) + " --tokenizer " + missing + " --out " + quoted(scratch_dir() / "g"),
+             "train sft --model " + quoted(kModel) + " --data " + missing + " --out " + quoted(scratch_dir() / "s"),
+             "train tokenizer --data " + missing + " --vocab-size 300 --out " + quoted(scratch_dir() / "t.gguf"),
+             "train asr --manifest " + missing + " --out " + quoted(scratch_dir() / "a"),
+             "bench run --suite llm --model " + missing,
+             "nam info default --loudness-input " + missing,
+         }) {
+        SCOPED_TRACE(args);
+        expect_error(run_bounded(args), "cannot open '" + missing + "': No such file or directory");
+    }
+    BoundedRun r = run_bounded("train gpt --data " + missing + " --tokenizer " + quoted(tokenizer));
+    EXPECT_THAT(error_line(r.run.err), HasSubstr("--data"));
+    // A folder where a file is read.
+    expect_error(run_bounded("tokenize " + quoted(scratch_dir()) + " --text hi"), "is a folder, not a file");
+    // A usage error in the same command line still wins: nothing runs.
+    expect_usage_error(run_bounded("train tokenizer --data " + missing + " --vocab-size 100 --out x.gguf"), "--vocab-size");
+}
+
 // ---- flags ----
 
 // The global --threads was bounded but bench llm's own was not: 100 000 threads stalled the
@@ -97,6 +148,53 @@ TEST(CliErrors, RuntimeErrorsExit1) {
 TEST(CliFlags, EveryThreadCountIsBounded) {
     expect_usage_error(run_bounded("bench llm " + quoted(kModel) + " --threads 100000"), "--threads");
     expect_usage_error(run_bounded("--threads 100000 gguf info " + quoted(kModel)), "--threads");
+}
+
+// Every numeric flag has its range, checked as the command line is parsed (exit 2 with the
+// hint): these took anything (bench llm's counts were checked when it ran, exit 1; bench
+// grammar's --reps 0 ran nothing; NaN passed the floating-point ranges; nam run's --format was
+// read when the output was written; an input channel 0 was found when recording).
+TEST(CliFlags, EveryNumberIsRangedAtParseTime) {
+    const std::string nam = std::string(FORGE_SOURCE_NAM_DIR) + "/forge-sim-amp.nam";
+    const std::string wav = (scratch_dir() / "ranged.wav").string();
+    for (const auto& [args, flag] : std::vector<std::pair<std::string, std::string>>{
+             {"bench llm " + quoted(kModel) + " --prompt 0", "--prompt"},
+             {"bench llm " + quoted(kModel) + " --gen -1", "--gen"},
+             {"bench llm " + quoted(kModel) + " --parallel 300", "--parallel"},
+             {"bench llm " + quoted(kModel) + " --reps 0", "--reps"},
+             {"bench grammar " + quoted(kModel) + " --reps 0", "--reps"},
+             {"bench transcribe --seconds nan", "--seconds"},
+             {"transcribe x.wav --window nan", "--window"},
+             {"transcribe x.wav --overlap inf", "--overlap"},
+             {"nam run " + quoted(nam) + " x.wav " + quoted(wav) + " --input-gain inf", "--input-gain"},
+             {"nam run " + quoted(nam) + " x.wav " + quoted(wav) + " --slim nan", "--slim"},
+             {"nam run " + quoted(nam) + " x.wav " + quoted(wav) + " --format pcm8", "--format"},
+             {"nam bench " + quoted(nam) + " --seconds nan", "--seconds"},
+             {"train spirals --steps 0", "--steps"},
+             {"train spirals --steps 99999999999", "--steps"},
+             {"train tokenizer --data x.txt --out x.gguf --vocab-size 100", "--vocab-size"},
+             {"nam profile --simulate --out x.nam --input-channel 0", "--input-channel"},
+             {"nam profile --simulate --out x.nam --device -1", "--device"},
+         }) {
+        SCOPED_TRACE(args);
+        expect_usage_error(run_bounded(args), flag);
+    }
+}
+
+// nam run's container follows the output's extension: OUT.mp3 was a WAV under that name. Now a
+// usage error naming the file, in the three-argument and the two-argument (default model) form.
+TEST(CliFlags, NamRunWritesOnlyWavOrFlacNames) {
+    const fs::path wav = scratch_dir() / "nam_in.wav";
+    std::ofstream(wav) << "any bytes: refused before reading";
+    for (const std::string& out : {"out.mp3", "out", "out.wav.txt"}) {
+        const fs::path path = scratch_dir() / out;
+        for (const std::string& args : {"nam run default " + quoted(wav) + " " + quoted(path), "nam run " + quoted(wav) + " " + quoted(path)}) {
+            SCOPED_TRACE(args);
+            const BoundedRun r = run_bounded(args);
+            expect_usage_error(r, path.string() + ": forge writes .wav or .flac files");
+            EXPECT_FALSE(fs::exists(path));
+        }
+    }
 }
 
 TEST(CliFlags, NonFiniteSamplingParametersAreRejected) {
@@ -126,6 +224,23 @@ TEST(CliFlags, LimitsPastTheContextAndEmptyPromptsAreSentences) {
     EXPECT_EQ(huge.run.status, 0) << huge.run.err;
     EXPECT_THAT(huge.run.err, HasSubstr("the context is full"));
     expect_error(run_bounded("chat " + quoted(kModel) + " --raw -p ''"), "the prompt is empty: nothing to answer");
+}
+
+// ---- bench run on a busy machine ----
+
+// Work started a moment ago shows in the load average only later: bench run also measures how
+// busy the CPUs are right now and says so before it starts (it said nothing then).
+TEST(BenchRun, WarnsWhenOtherProcessesKeepTheCpusBusy) {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 0; i < cores; ++i) ASSERT_EQ(std::system("timeout 8 sh -c 'while :; do :; done' &"), 0);
+    const BoundedRun r = run_bounded("bench run --suite machine --reps 1 --out " + quoted(scratch_dir() / "busy.json"));
+    EXPECT_EQ(r.run.status, 0) << r.run.err;
+    EXPECT_THAT(r.run.err, HasSubstr("bench run: other processes keep the CPUs"));
+    // --quiet: the warning stays, the progress lines go.
+    const BoundedRun quiet = run_bounded("--quiet bench run --suite machine --reps 1 --out " + quoted(scratch_dir() / "busy.json"));
+    EXPECT_EQ(quiet.run.status, 0) << quiet.run.err;
+    EXPECT_THAT(quiet.run.err, HasSubstr("other processes keep the CPUs"));
+    EXPECT_THAT(quiet.run.err, Not(HasSubstr("[1/1] machine")));
 }
 
 // ---- data loss: a writer pointed at one of its inputs ----

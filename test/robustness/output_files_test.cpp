@@ -34,7 +34,8 @@ fs::path fresh_dir(const std::string& name) {
 std::string bytes_of(const fs::path& path) { return read_file(path.string()); }
 
 // One command for each way forge writes a file, each writing `out` in `dir`: GGUF
-// (quantize, train tokenizer), raw bytes (logits), audio (nam run), JSON (.nam export).
+// (quantize, train tokenizer), raw bytes (logits), audio (nam run), JSON (.nam export). OUT is
+// named .wav, the one name every writer takes (nam run writes .wav or .flac files only).
 std::vector<std::string> writers(const fs::path& dir, const fs::path& out) {
     fs::copy_file(kModel, dir / "model.gguf", fs::copy_options::overwrite_existing);
     std::ofstream(dir / "corpus.txt") << "some text to train a tokenizer on\n";
@@ -55,13 +56,13 @@ std::vector<std::string> writers(const fs::path& dir, const fs::path& out) {
 // a dangling link, the absent one) stays as it was.
 TEST(OutputFiles, ALinkPlantedAtTheTemporaryFileIsNotWrittenThrough) {
     const fs::path dir = fresh_dir("planted_tmp");
-    const fs::path out = dir / "out.bin", victim = dir / "victim.txt", absent = dir / "absent.txt";
+    const fs::path out = dir / "out.wav", victim = dir / "victim.txt", absent = dir / "absent.txt";
     std::ofstream(victim) << "precious";
     for (const std::string& command : writers(dir, out)) {
         for (const fs::path& target : {victim, absent}) {
             fs::remove(fs::path(out.string() + ".tmp"));
             fs::create_symlink(target, out.string() + ".tmp");
-            expect_error(run_bounded(command), "out.bin.tmp: something that is not a regular file has its name");
+            expect_error(run_bounded(command), "out.wav.tmp: something that is not a regular file has its name");
             EXPECT_EQ(bytes_of(victim), "precious") << command;
             EXPECT_FALSE(fs::exists(absent)) << command;
             EXPECT_FALSE(fs::exists(out)) << command;
@@ -73,7 +74,7 @@ TEST(OutputFiles, ALinkPlantedAtTheTemporaryFileIsNotWrittenThrough) {
 // What a killed run left at OUT.tmp is an ordinary file: it is removed and the write goes on.
 TEST(OutputFiles, AKilledRunsTemporaryFileIsReplaced) {
     const fs::path dir = fresh_dir("leftover_tmp");
-    const fs::path out = dir / "out.bin";
+    const fs::path out = dir / "out.wav";
     for (const std::string& command : writers(dir, out)) {
         std::ofstream(out.string() + ".tmp") << "half of an old write";
         const BoundedRun r = run_bounded(command);
@@ -89,13 +90,13 @@ TEST(OutputFiles, AKilledRunsTemporaryFileIsReplaced) {
 // when forge ran as root. Both are refused before any work, the link left as it was.
 TEST(OutputFiles, AnOutputThatIsASymbolicLinkIsRefused) {
     const fs::path dir = fresh_dir("output_link");
-    const fs::path out = dir / "out.bin", real = dir / "real.bin";
+    const fs::path out = dir / "out.wav", real = dir / "real.bin";
     std::ofstream(real) << "the file the link names";
     for (const fs::path& target : {real, fs::path("/proc/self/fd/1")}) {
         for (const std::string& command : writers(dir, out)) {
             fs::remove(out);
             fs::create_symlink(target, out);
-            expect_error(run_bounded(command), "out.bin: it is a symbolic link");
+            expect_error(run_bounded(command), "out.wav: it is a symbolic link");
             EXPECT_TRUE(fs::is_symlink(out)) << command;
             EXPECT_EQ(fs::read_symlink(out), target) << command;
             EXPECT_EQ(bytes_of(real), "the file the link names") << command;

@@ -1,0 +1,31 @@
+// What the trainers with a run folder (`forge train gpt|sft|asr --out DIR`) share beyond their
+// flags: a finished run is not trained over by accident, and a run whose length no flag set
+// says how long it will be before it starts.
+#pragma once
+
+#include "core/error.h"
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+
+namespace forge::app {
+
+// --force of a trainer with a run folder.
+inline void add_force_flag(CLI::App& command, bool& force) {
+    command.add_flag("--force", force,
+                     "Start a new run in --out over a finished one (its model.gguf, checkpoint and log are replaced)");
+}
+
+// Refuses a new run in `out` when a finished one is there (DIR/model.gguf): --resume continues
+// it, --force replaces it. Called before any work, so nothing of the old run is touched.
+inline void check_not_finished(const std::filesystem::path& out, bool resume, bool force) {
+    if (resume || force) return;
+    std::error_code error;
+    if (std::filesystem::exists(out / "model.gguf", error))
+        fail("{}: a finished run is there ({}): --resume continues it, --force trains a new one over it, or choose "
+             "another --out",
+             out.string(), (out / "model.gguf").string());
+}
+
+}  // namespace forge::app
