@@ -186,7 +186,7 @@ TEST(CliFlags, EveryNumberIsRangedAtParseTime) {
 TEST(CliFlags, NamRunWritesOnlyWavOrFlacNames) {
     const fs::path wav = scratch_dir() / "nam_in.wav";
     std::ofstream(wav) << "any bytes: refused before reading";
-    for (const std::string& out : {"out.mp3", "out", "out.wav.txt"}) {
+    for (const char* out : {"out.mp3", "out", "out.wav.txt"}) {
         const fs::path path = scratch_dir() / out;
         for (const std::string& args : {"nam run default " + quoted(wav) + " " + quoted(path), "nam run " + quoted(wav) + " " + quoted(path)}) {
             SCOPED_TRACE(args);
