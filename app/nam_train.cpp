@@ -8,6 +8,7 @@
 #include "app/commands.h"
 #include "app/nam_profile.h"
 #include "app/progress_bar.h"
+#include "app/training_run.h"
 #include "core/audio/audio_file.h"
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
@@ -85,12 +86,17 @@ int train_capture(const TrainCli& o, std::span<const float> di, std::span<const 
     if (!o.epochs_given)
         spdlog::info("nam train: {} epochs (the default length; --epochs N sets it)", o.training.epochs);
     Progress progress;
+    CtrlCStopsTraining ctrl_c;  // no resume: the model trained so far is written as at the end
     const TrainResult result = train_on_capture(
         di, reamp, rate, o.input.empty() ? "the input" : o.input, o.training,
         {[](const CaptureLayout& layout) { spdlog::info("capture layout: {}", layout.name); }, print_checks,
          [&](const LatencyCalibration& cal) { print_latency(cal, o.training.latency); },
-         {[&](const StepProgress& p) { progress.step(p); }, [&](const EpochReport& e) { progress.epoch(e); }}});
+         {[&](const StepProgress& p) { progress.step(p); }, [&](const EpochReport& e) { progress.epoch(e); },
+          [&] { return ctrl_c.requested(); }}});
     nam::write_nam_file(o.out, result.model);
+    if (result.interrupted_at_epoch > 0)
+        spdlog::warn("interrupted in epoch {} of {}: {} has the best weights so far", result.interrupted_at_epoch,
+                     o.training.epochs, o.out);
     fmt::print(stderr, "validation ESR {:.5f} (epoch {}): {}\n", result.validation_esr, result.best_epoch,
                esr_quality(result.validation_esr));
     fmt::print("{}\n", o.out);

@@ -13,7 +13,11 @@ namespace forge::app {
 
 class SignalFlag {
 public:
-    explicit SignalFlag(int signal_number);
+    // What a second signal does while the flag lives: raise the flag again, or what it did
+    // before (Ctrl-C a second time ends a training run at once instead of waiting for its step).
+    enum class Again { raises_flag, default_action };
+
+    explicit SignalFlag(int signal_number, Again again = Again::raises_flag);
     ~SignalFlag();  // the previous handler is back
     SignalFlag(const SignalFlag&) = delete;
     SignalFlag& operator=(const SignalFlag&) = delete;

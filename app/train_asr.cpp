@@ -44,9 +44,15 @@ int run_train_asr(AsrCli& cli) {
             bar.line(fmt::format("step {}/{}: loss {:.4f}, lr {:.2e}, grad norm {:.3f}, {:.1f} s of audio/s", s.step,
                                  s.total_steps, s.loss, s.lr, s.grad_norm, s.audio_per_s));
     };
+    CtrlCStopsTraining ctrl_c;
+    cli.config.stop_requested = [&] { return ctrl_c.requested(); };
     const asr::AsrTrainResult r = asr::train_asr(cli.config, step, featurized);
     bar.finish();
-    if (cli.json) {
+    if (r.interrupted_at && cli.json) {
+        fmt::print("{}\n", nlohmann::json{{"interrupted", true}, {"steps", *r.interrupted_at}, {"out", cli.out}}.dump());
+    } else if (r.interrupted_at) {
+        print_interrupted("train asr", *r.interrupted_at, cli.out);
+    } else if (cli.json) {
         const nlohmann::json out = {{"loss", r.loss},           {"first_loss", r.first_loss}, {"steps", r.steps},
                                     {"parameters", r.parameters}, {"utterances", r.utterances}, {"skipped", r.skipped},
                                     {"seconds", r.seconds},     {"model", r.model.string()}};

@@ -36,10 +36,16 @@ int train_and_print(GptCli& cli, distributed::Communicator& world) {
     if (world.size() > 1 && world.is_root()) spdlog::info("data parallel: {}", world.describe());
     if (!cli.length_given && world.is_root())
         spdlog::info("train gpt: 20 tokens per parameter (the default length; --steps N or --tokens N sets it)");
+    CtrlCStopsTraining ctrl_c;
+    cli.config.stop_requested = [&] { return ctrl_c.requested(); };
     TrainProgress progress;
     const gpt::TrainResult r = gpt::train_gpt(cli.config, [&](const gpt::StepReport& s) { progress(s); }, world);
     if (!world.is_root()) return 0;  // rank 0 speaks for the job
-    if (cli.json) {
+    if (r.interrupted && cli.json) {
+        fmt::print("{}\n", nlohmann::json{{"interrupted", true}, {"steps", r.steps}, {"out", cli.out}}.dump());
+    } else if (r.interrupted) {
+        print_interrupted("train gpt", r.steps, cli.out);
+    } else if (cli.json) {
         const nlohmann::json out = {{"val_bpb", r.val_bpb},   {"loss", r.loss},
                                     {"tokens", r.tokens},     {"tokens_per_s", r.tokens_per_s},
                                     {"steps", r.steps},       {"parameters", r.parameters},

@@ -36,10 +36,16 @@ int train_and_print(SftCli& cli, distributed::Communicator& world) {
     cli.config.train.out_dir = cli.out;
     if (!cli.length_given && !cli.config.eval_only && world.is_root())
         spdlog::info("train sft: {} epoch over --data (the default length; --epochs N sets it)", cli.config.epochs);
+    CtrlCStopsTraining ctrl_c;
+    cli.config.train.stop_requested = [&] { return ctrl_c.requested(); };
     TrainProgress progress;
     const gpt::TrainResult r = gpt::train_sft(cli.config, [&](const gpt::StepReport& s) { progress(s); }, world);
     if (!world.is_root()) return 0;  // rank 0 speaks for the job
-    if (cli.json) {
+    if (r.interrupted && cli.json) {
+        fmt::print("{}\n", nlohmann::json{{"interrupted", true}, {"steps", r.steps}, {"out", cli.out}}.dump());
+    } else if (r.interrupted) {
+        print_interrupted("train sft", r.steps, cli.out);
+    } else if (cli.json) {
         const nlohmann::json out = {{"val_loss", r.val_loss}, {"val_bpb", r.val_bpb},
                                     {"loss", r.loss},         {"tokens", r.tokens},
                                     {"tokens_per_s", r.tokens_per_s}, {"steps", r.steps},

@@ -1,13 +1,18 @@
 // What the trainers with a run folder (`forge train gpt|sft|asr --out DIR`) share beyond their
 // flags: a finished run is not trained over by accident, and a run whose length no flag set
-// says how long it will be before it starts.
+// says how long it will be before it starts, and Ctrl-C stops a run with a checkpoint to resume.
 #pragma once
 
+#include "app/signal_flag.h"
 #include "core/error.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include <csignal>
+#include <cstdint>
 #include <filesystem>
+#include <string_view>
 
 namespace forge::app {
 
@@ -26,6 +31,23 @@ inline void check_not_finished(const std::filesystem::path& out, bool resume, bo
         fail("{}: a finished run is there ({}): --resume continues it, --force trains a new one over it, or choose "
              "another --out",
              out.string(), (out / "model.gguf").string());
+}
+
+// Ctrl-C while a trainer runs: the first asks it (through its stop_requested, polled after
+// each step) to stop with a checkpoint; a second ends forge at once, as Ctrl-C did before.
+class CtrlCStopsTraining {
+public:
+    bool requested() { return flag_.take(); }
+
+private:
+    SignalFlag flag_{SIGINT, SignalFlag::Again::default_action};
+};
+
+// What an interrupted run prints instead of its summary (exit status 0: the run is saved).
+inline void print_interrupted(std::string_view command, std::int64_t step, const std::filesystem::path& out) {
+    fmt::print("interrupted at step {}; checkpoint written to {}\n"
+               "continue with: forge {} ... --out {} --resume (the same flags)\n",
+               step, out.string(), command, out.string());
 }
 
 }  // namespace forge::app

@@ -156,13 +156,20 @@ public:
             r.audio_per_s = audio_seconds / std::max(r.elapsed_s, 1e-9);
             write_log_line(log, r);
             if (report) report(r);
-            if (r.step % config_.checkpoint_every == 0 || r.step == config_.steps) save(optimizer, r.step);
+            const bool stop = r.step < config_.steps && config_.stop_requested && config_.stop_requested();
+            if (r.step % config_.checkpoint_every == 0 || r.step == config_.steps || stop) save(optimizer, r.step);
             if (result.steps == 0) result.first_loss = loss;
             result.loss = loss;
             ++result.steps;
+            if (stop) {
+                result.interrupted_at = r.step;
+                break;
+            }
         }
-        result.model = config_.out_dir / "model.gguf";
-        write_parakeet_gguf(result.model, model_, filterbank_, window_, "forge-asr-ctc");
+        if (!result.interrupted_at) {  // an interrupted run is not exported: --resume finishes it
+            result.model = config_.out_dir / "model.gguf";
+            write_parakeet_gguf(result.model, model_, filterbank_, window_, "forge-asr-ctc");
+        }
         result.parameters = model_.params.numel();
         result.utterances = utterances_;
         result.skipped = skipped_;

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 
 namespace forge::asr {
 
@@ -44,6 +45,9 @@ struct AsrTrainConfig {
     std::int64_t checkpoint_every = 100;
     bool resume = false;
     std::uint64_t seed = 0;
+    // Asked after each step (Ctrl-C in app/): true ends the run there with a checkpoint, as a
+    // periodic one, and no export; --resume continues it.
+    std::function<bool()> stop_requested;
 };
 
 struct AsrStepReport {
@@ -56,7 +60,8 @@ struct AsrStepReport {
 struct AsrTrainResult {
     std::int64_t steps = 0, parameters = 0, utterances = 0, skipped = 0;
     double first_loss = 0.0, loss = 0.0, seconds = 0.0;
-    std::filesystem::path model;
+    std::filesystem::path model;                 // empty when interrupted
+    std::optional<std::int64_t> interrupted_at;  // the step stop_requested ended the run after
 };
 
 using AsrReportFn = std::function<void(const AsrStepReport&)>;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <fstream>
 #include <numeric>
@@ -157,21 +158,24 @@ public:
                 r.allreduce_s = sync_.reduce_seconds();
                 r.allreduce_exposed_s = sync_.exposed_seconds();
             }
-            if (!comm_.is_root()) continue;  // the other ranks' models are the same bits
-            if (step % config_.eval_every == 0 || step == steps_) evaluate(r);
-            write_log_line(log, r);
-            if (step % config_.checkpoint_every == 0 || step == steps_) {
-                save_run_checkpoint(checkpoint_path(), model_, optimizer_, step, settings);
+            result.interrupted = step < steps_ && stop_requested_on_any_rank();
+            if (comm_.is_root()) {  // the other ranks' models are the same bits
+                if (step % config_.eval_every == 0 || step == steps_) evaluate(r);
+                write_log_line(log, r);
+                if (step % config_.checkpoint_every == 0 || step == steps_ || result.interrupted) {
+                    save_run_checkpoint(checkpoint_path(), model_, optimizer_, step, settings);
+                }
+                if (report_) report_(r);
+                result.loss = loss;
+                if (r.val_bpb) result.val_bpb = *r.val_bpb;
+                if (r.val_loss) result.val_loss = *r.val_loss;
             }
-            if (report_) report_(r);
-            result.loss = loss;
-            if (r.val_bpb) result.val_bpb = *r.val_bpb;
-            if (r.val_loss) result.val_loss = *r.val_loss;
+            if (result.interrupted) break;
         }
         result.steps = step;
         result.seconds = train_seconds;
         result.tokens_per_s = train_seconds > 0.0 ? static_cast<double>(result.tokens) / train_seconds : 0.0;
-        if (!comm_.is_root()) return result;
+        if (!comm_.is_root() || result.interrupted) return result;  // an interrupted run is not exported
         if (result.tokens == 0) {  // resumed a finished run: measure it again for the summary
             StepReport r;
             evaluate(r);
@@ -192,6 +196,15 @@ private:
         c.head_dim = config_.head_dim;
         c.validate();
         return c;
+    }
+
+    // Whether config.stop_requested asks on this rank or any other: one vote summed over the
+    // ranks each step, so that all of them stop after the same step.
+    bool stop_requested_on_any_rank() {
+        if (!config_.stop_requested) return false;
+        std::array<double, 1> votes = {config_.stop_requested() ? 1.0 : 0.0};
+        if (comm_.size() > 1) comm_.sum_in_rank_order(votes);
+        return votes[0] > 0.0;
     }
 
     std::filesystem::path checkpoint_path() const { return config_.out_dir / "checkpoint.safetensors"; }

@@ -61,6 +61,10 @@ struct TrainConfig {
     int sample_tokens = 24;
     bool resume = false;
     OptimizerConfig optimizer;
+    // Asked after each step (Ctrl-C in app/): true ends the run there with a checkpoint, as a
+    // periodic one, and no export; --resume continues it. Under mpirun every rank must set it:
+    // the ranks stop at the first step where any of them asks.
+    std::function<bool()> stop_requested;
 };
 
 struct StepReport {
@@ -89,7 +93,8 @@ struct TrainResult {
     double val_loss = 0.0;  // when the run's data measures it (SFT)
     double tokens_per_s = 0.0;
     double seconds = 0.0;
-    std::filesystem::path model;
+    std::filesystem::path model;  // empty when interrupted
+    bool interrupted = false;     // stopped by stop_requested after `steps` steps; the checkpoint has them
 };
 
 using ReportFn = std::function<void(const StepReport&)>;

@@ -69,8 +69,13 @@ std::optional<optim::WarmupCosine> step_schedule(const TrainOptions& o, long ste
     return optim::WarmupCosine{.peak = o.lr, .warmup = std::min<long>(o.warmup_steps, total / 2), .total = total};
 }
 
-double run_epoch(TrainableModel& model, optim::Adam& adam, const TrainingData& data, const TrainOptions& o,
-                 const TrainingLoss& loss_fn, int epoch, const TrainCallbacks& cb) {
+struct EpochLoss {
+    double mean;   // over the steps run
+    bool stopped;  // cb.stop_requested ended the epoch early
+};
+
+EpochLoss run_epoch(TrainableModel& model, optim::Adam& adam, const TrainingData& data, const TrainOptions& o,
+                    const TrainingLoss& loss_fn, int epoch, const TrainCallbacks& cb) {
     std::vector<long> starts = window_starts(data.train, model.receptive_field(), o.ny);
     // Each epoch's order from (seed, epoch) alone: the same on any standard library.
     random::shuffle(std::span(starts), random::stream_key(o.seed, kWindowOrderStream, static_cast<std::uint64_t>(epoch)));
@@ -88,8 +93,9 @@ double run_epoch(TrainableModel& model, optim::Adam& adam, const TrainingData& d
         adam.zero_grad();
         total += value;
         if (cb.on_step) cb.on_step({epoch, o.epochs, step + 1, steps, value});
+        if (step + 1 < steps && cb.stop_requested && cb.stop_requested()) return {total / static_cast<double>(step + 1), true};
     }
-    return total / static_cast<double>(steps);
+    return {total / static_cast<double>(steps), false};
 }
 
 }  // namespace
@@ -131,7 +137,7 @@ TrainResult train_model(TrainableModel& model, const TrainingData& data, const T
     result.validation_esr = validation_esr(model, data.validation);
     checkpoint::TensorMap best = snapshot(model.parameters());
     for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-        const double train_loss = run_epoch(model, adam, data, o, loss_fn, epoch, cb);
+        const auto [train_loss, stopped] = run_epoch(model, adam, data, o, loss_fn, epoch, cb);
         const double esr_now = validation_esr(model, data.validation);
         const bool improved = esr_now < result.validation_esr;
         if (improved) {
@@ -140,6 +146,11 @@ TrainResult train_model(TrainableModel& model, const TrainingData& data, const T
             best = snapshot(model.parameters());
         }
         if (cb.on_epoch) cb.on_epoch({epoch, o.epochs, train_loss, esr_now, result.validation_esr, improved, adam.lr()});
+        // Stopped within the epoch or at its end (before the next starts): the weights validated so far decide.
+        if (stopped || (epoch < o.epochs && cb.stop_requested && cb.stop_requested())) {
+            result.interrupted_at_epoch = epoch;
+            break;
+        }
         if (o.schedule == LrSchedule::Exponential)
             adam.set_lr(adam.lr() * (1.0f - o.lr_decay));  // torch's ExponentialLR, stepped per epoch
     }

@@ -67,12 +67,16 @@ struct EpochReport {
 struct TrainCallbacks {
     std::function<void(const StepProgress&)> on_step;
     std::function<void(const EpochReport&)> on_epoch;
+    // Asked after each step (Ctrl-C in app/): true ends training there; the partial epoch is
+    // validated like a whole one and the best weights so far are exported.
+    std::function<bool()> stop_requested;
 };
 
 struct TrainResult {
     NamFile model;            // the best epoch's weights, metadata.validation_esr set
     double validation_esr = 0.0;
     int best_epoch = 0;
+    int interrupted_at_epoch = 0;  // 0: all epochs ran; else the epoch stop_requested ended training in
 };
 
 // Train `model` in place (it ends with the best epoch's weights) and export it.

@@ -5,18 +5,25 @@
 //   void, untimed, and records nothing useful: the whole PortAudio stream path runs, and the
 //   useless recording is reported);
 // - `forge nam run --normalize` with and without a loudness in the model;
-// - `forge nam run default IN OUT` and `forge nam run IN OUT` (the bundled model).
+// - `forge nam run default IN OUT` and `forge nam run IN OUT` (the bundled model);
+// - Ctrl-C in `forge nam profile --simulate` (the training of `nam train`): exit 0 and the
+//   model trained so far in --out.
 #include "core/audio/audio_file.h"
 #include "test/app/forge_binary.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 namespace forge {
 namespace {
@@ -135,6 +142,27 @@ TEST_F(NamCli, BundledModelIsTheDefault) {
     r = forge("nam info default");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_THAT(r.out, ContainsRegex("loudness: +-[0-9.]+ dB"));  // written by the export
+}
+
+TEST_F(NamCli, CtrlCInTrainingWritesTheModelSoFarAndExitsZero) {
+    const fs::path model = kDir / "stopped.nam", log = kDir / "stopped.log";
+    fs::remove(model);
+    const pid_t pid = test::spawn_process({FORGE_EXE, "nam", "profile", "--simulate", "--short", "--arch", "nano",
+                                           "--epochs", "100", "--batch", "4", "--ny", "1024", "--out", model.string()},
+                                          log.string());
+    // After the first epoch's line: the stop comes within a later epoch (or at its end).
+    int status = 0;
+    while (test::read_file(log.string()).find("epoch 1/100") == std::string::npos) {
+        ASSERT_EQ(waitpid(pid, &status, WNOHANG), 0) << "ended before its first epoch: " << test::read_file(log.string());
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ::kill(pid, SIGINT);
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_THAT(test::read_file(log.string()), HasSubstr("interrupted in epoch"));
+    EXPECT_TRUE(fs::exists(model));
+    EXPECT_EQ(forge("nam info " + model.string()).status, 0);
 }
 
 }  // namespace
