@@ -145,9 +145,8 @@ void print_rows(std::FILE* out, const std::vector<bench::Row>& rows) {
 // Other work on the machine slows the benches down and spreads their numbers: said before they
 // start, from the load average (the last minute) and from what the CPUs do right now (a job
 // started a moment ago shows in the load average only later).
-void warn_if_busy() {
+void warn_if_busy(const std::array<double, 3>& load) {
     const int cores = describe_machine().cores;
-    const auto load = load_average();
     if (load[0] > 0.5 * cores)
         fmt::print(stderr, "bench run: load average {:.2f} on {} cores: other work will disturb the numbers\n", load[0], cores);
     if (const double busy = cpu_busy_fraction(0.5); busy > 0.25)
@@ -165,8 +164,8 @@ int run_suite(const RunOptions& o) {
     const std::vector<Bench> benches = benches_of(o, plan);
     const bool terminal = isatty(STDERR_FILENO) != 0;
     const bool progress = spdlog::should_log(spdlog::level::info);  // --quiet: the record and warnings only
-    warn_if_busy();
     const auto load_before = load_average();
+    warn_if_busy(load_before);
     bench::Record record;
     record.header = {{"created", utc_now()}, {"suite", o.suite}};
     const auto start = std::chrono::steady_clock::now();
