@@ -51,7 +51,7 @@ else
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# forge serve's tests run the official openai npm client, playwright-core and autocannon on Node
+# forge serve's tests run the official openai, ollama and @anthropic-ai/sdk npm clients, playwright-core and autocannon on Node
 # (20 or later; test/app/serve/package.json pins the versions, package-lock.json the tree). npm ci
 # installs them into the ignored test/app/serve/node_modules once, and again when the lock changes.
 serve_tests="$(dirname "$0")/../test/app/serve"
