@@ -1,0 +1,44 @@
+// A text encoder: a model that turns one input's tokens into one vector (embeddings, for search
+// and RAG) or a query-document pair into one relevance score (rerank). Two families implement
+// it: the llama family read for its hidden states (Qwen3-Embedding, Qwen3-Reranker shapes) and
+// the bert family (bert, nomic-bert: bge, all-MiniLM, nomic-embed). `forge embed` and serve's
+// /v1/embeddings, /v1/rerank and /api/embed use only this interface.
+//
+// Pooling is the GGUF's `{arch}.pooling_type`, numbered as llama.cpp numbers it
+// (enum llama_pooling_type), so a file means here what it means there.
+#pragma once
+
+#include "models/llm/tokenizer/tokenizer.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace forge::llm {
+
+enum class Pooling : std::int32_t {
+    None = 0,  // one vector per token
+    Mean = 1,  // the average of the tokens' vectors
+    Cls = 2,   // the first token's vector
+    Last = 3,  // the last token's vector (decoder models: the only one that saw every token)
+    Rank = 4,  // a classifier head over the pooled vector: one relevance score per input
+};
+
+class EmbeddingModel {
+public:
+    virtual ~EmbeddingModel() = default;
+
+    virtual const Tokenizer& tokenizer() const = 0;
+    virtual Pooling pooling() const = 0;
+    virtual std::int64_t n_embd() const = 0;  // values in one vector
+    virtual std::int64_t n_ctx() const = 0;   // the most tokens one input may have
+
+    // One input's vector as the model's pooling makes it, not normalised ([n_embd];
+    // Pooling::None: [n_tokens, n_embd]; Pooling::Rank: [1], the score before any sigmoid).
+    // Throws forge::Error for no tokens, more than n_ctx() or an id out of range.
+    virtual std::vector<float> embed(std::span<const std::int32_t> tokens) = 0;
+};
+
+}  // namespace forge::llm
