@@ -8,11 +8,15 @@ failure, so a crash can never hide.
 
 A skip is only allowed where the machine decides it (audio hardware, an optional local file):
 with --allowed-skips FILE (tools/allowed_skips.txt: one fnmatch pattern of "Suite.Test" per
-line, # comments), every other skipped test counts as failed and is named on stderr, so a
-test that CI can run never goes quietly unrun.
+line, # comments), every other skipped test counts as failed, so a test that CI can run never
+goes quietly unrun.
+
+Every failure is named on a line of its own before the counts ("failed: BUILD Suite.Test", or
+"skipped, but CI can run it: ..."), on standard output: CI keeps only the tail of the log, and
+the counts alone do not say which test to look at.
 
 usage: count_tests.py [--allowed-skips FILE] BUILD_DIR [BUILD_DIR ...]
-prints: passed failed skipped
+prints: the failures, a line each, then "passed failed skipped"
 """
 import fnmatch
 import json
@@ -28,7 +32,7 @@ def gtest_names(build: pathlib.Path):
     return {t["name"] for t in tests if t.get("protocol") == "gtest"}
 
 
-def count_build(build: pathlib.Path, skipped_names: list):
+def count_build(build: pathlib.Path, skipped_names: list, failed_names: list):
     passed = failed = skipped = 0
     gtests = gtest_names(build)
     log = build / "meson-logs" / "testlog.json"
@@ -44,6 +48,7 @@ def count_build(build: pathlib.Path, skipped_names: list):
                 for case in root.iter("testcase"):
                     if case.find("failure") is not None or case.find("error") is not None:
                         failed += 1
+                        failed_names.append(f"{build.name} {case.get('classname')}.{case.get('name')}")
                     elif case.get("result") == "skipped" or case.find("skipped") is not None:
                         skipped += 1
                         skipped_names.append(f"{case.get('classname')}.{case.get('name')}")
@@ -51,6 +56,7 @@ def count_build(build: pathlib.Path, skipped_names: list):
                         passed += 1
                 if result not in ("OK", "EXPECTEDFAIL") and not any(True for _ in root.iter("failure")):
                     failed += 1  # the executable failed without a failing case: a crash or exit code
+                    failed_names.append(f"{build.name} {name} (exited {result} without a failing case)")
                 continue
         if result in ("OK", "EXPECTEDFAIL"):
             passed += 1
@@ -59,6 +65,7 @@ def count_build(build: pathlib.Path, skipped_names: list):
             skipped_names.append(name)
         else:
             failed += 1
+            failed_names.append(f"{build.name} {name} ({result})")
     return passed, failed, skipped
 
 
@@ -75,13 +82,16 @@ def main() -> int:
         args = args[2:]
     totals = [0, 0, 0]
     skipped_names = []
+    failed_names = []
     for build in args:
-        for i, n in enumerate(count_build(pathlib.Path(build), skipped_names)):
+        for i, n in enumerate(count_build(pathlib.Path(build), skipped_names, failed_names)):
             totals[i] += n
+    for name in failed_names:
+        print(f"failed: {name}")
     if allowed is not None:
         unexpected = [n for n in skipped_names if not any(fnmatch.fnmatchcase(n, p) for p in allowed)]
         for name in unexpected:
-            print(f"skipped, but CI can run it (not in the allowed skips): {name}", file=sys.stderr)
+            print(f"skipped, but CI can run it (not in the allowed skips): {name}")
         totals[1] += len(unexpected)
         totals[2] -= len(unexpected)
     print(*totals)

@@ -76,9 +76,12 @@ for backend in "${backends[@]}"; do
     builds+=("$build")
 done
 
-read -r passed failed skipped < <(python3 tools/count_tests.py --allowed-skips tools/allowed_skips.txt "${builds[@]}")
-failed=$((failed + build_failures))
+# The failures by name, then the counts (count_tests.py's last line).
+counts=$(python3 tools/count_tests.py --allowed-skips tools/allowed_skips.txt "${builds[@]}")
 echo
+if [[ "$counts" == *$'\n'* ]]; then echo "${counts%$'\n'*}"; fi
+read -r passed failed skipped <<< "${counts##*$'\n'}"
+failed=$((failed + build_failures))
 if [[ "$skipped" -gt 0 ]]; then
     echo "$passed passed, $failed failed, $skipped skipped"
 else
