@@ -231,8 +231,18 @@ TEST(CliFlags, LimitsPastTheContextAndEmptyPromptsAreSentences) {
 // Work started a moment ago shows in the load average only later: bench run also measures how
 // busy the CPUs are right now and says so before it starts (it said nothing then).
 TEST(BenchRun, WarnsWhenOtherProcessesKeepTheCpusBusy) {
+    // One busy loop per core, until the test ends them (not a fixed time: on a loaded CI machine
+    // the two runs may take longer than any fixed time, and the second would then see idle CPUs).
+    // `timeout` only bounds them should the test die first.
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    for (unsigned i = 0; i < cores; ++i) ASSERT_EQ(std::system("timeout 8 sh -c 'while :; do :; done' &"), 0);
+    const std::string pid = std::to_string(::getpid());
+    const std::string marker = "forge-busy-test-" + pid;
+    for (unsigned i = 0; i < cores; ++i)
+        ASSERT_EQ(std::system(("timeout 300 sh -c 'while :; do :; done' " + marker + " &").c_str()), 0);
+    struct EndLoops {  // "tes[t]": the pattern does not match the shell that runs pkill
+        std::string pid;
+        ~EndLoops() { (void)std::system(("pkill -f 'forge-busy-tes[t]-" + pid + "'").c_str()); }
+    } end_loops{pid};
     const BoundedRun r = run_bounded("bench run --suite machine --reps 1 --out " + quoted(scratch_dir() / "busy.json"));
     EXPECT_EQ(r.run.status, 0) << r.run.err;
     EXPECT_THAT(r.run.err, HasSubstr("bench run: other processes keep the CPUs"));
