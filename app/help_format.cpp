@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
-#include <regex>
+#include <string_view>
 #include <sstream>
 #include <vector>
 
@@ -20,13 +21,25 @@ std::vector<std::string> split(const std::string& text, char separator) {
     return parts;
 }
 
-// CLI::Range's "INT in [1 - 1024]" and forge's "in [1, 1024]" / "in (0, 1000]" as one form.
-std::optional<std::string> readable_range(const std::string& text) {
-    static const std::regex range(R"((?:[A-Z]+ )?in ([\[(])(\S+?)(?: -|,) (\S+)\])");
-    std::smatch m;
-    if (!std::regex_match(text, m, range)) return std::nullopt;
-    if (std::stod(m[3].str()) >= kUnboundedAbove) return fmt::format("{} {}", m[1] == "(" ? ">" : ">=", m[2].str());
-    return fmt::format("in {}{}, {}]", m[1].str(), m[2].str(), m[3].str());
+// CLI::Range's "INT in [1 - 1024]" and forge's "in [1, 1024]" / "in (0, 1000]" as one form:
+// an optional upper-case type name, "in ", an opening bracket, the lower bound, " - " or ", ",
+// the upper bound, "]".
+std::optional<std::string> readable_range(std::string_view text) {
+    if (const std::size_t space = text.find(' '); space != std::string_view::npos && text.substr(space).starts_with(" in ")) {
+        const std::string_view type = text.substr(0, space);
+        if (std::all_of(type.begin(), type.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) text.remove_prefix(space + 1);
+    }
+    if (!text.starts_with("in ") || text.size() < 4 || !text.ends_with("]")) return std::nullopt;
+    const char open = text[3];
+    if (open != '[' && open != '(') return std::nullopt;
+    const std::string_view bounds = text.substr(4, text.size() - 5);
+    std::size_t separator = bounds.find(", ");
+    if (separator == std::string_view::npos) separator = bounds.find(" - ");
+    if (separator == std::string_view::npos || separator == 0) return std::nullopt;
+    const std::string low(bounds.substr(0, separator)), high(bounds.substr(separator + 2 + (bounds[separator] == ' ')));
+    if (high.empty() || high.find(' ') != std::string::npos || low.find(' ') != std::string::npos) return std::nullopt;
+    if (std::stod(high) >= kUnboundedAbove) return fmt::format("{} {}", open == '(' ? ">" : ">=", low);
+    return fmt::format("in {}{}, {}]", open, low, high);
 }
 
 // CLI::IsMember's "{a,b,c}" as "a|b|c", forge's own lists' form.
@@ -61,7 +74,13 @@ std::string value_label(const std::string& type_name) {
 
 std::string HelpFormatter::make_option_name(const CLI::Option* option, bool is_positional) const {
     // A negated flag's "{false}" is CLI11's bookkeeping, not a spelling the user types.
-    return std::regex_replace(CLI::Formatter::make_option_name(option, is_positional), std::regex(R"(\{[^}]*\})"), "");
+    std::string name = CLI::Formatter::make_option_name(option, is_positional);
+    for (std::size_t open; (open = name.find('{')) != std::string::npos;) {
+        const std::size_t close = name.find('}', open);
+        if (close == std::string::npos) break;
+        name.erase(open, close - open + 1);
+    }
+    return name;
 }
 
 std::string HelpFormatter::make_option_opts(const CLI::Option* option) const {
