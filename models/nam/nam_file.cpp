@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
-#include <regex>
 
 namespace forge::nam {
 namespace {
@@ -21,16 +20,20 @@ struct Version {
     auto operator<=>(const Version&) const = default;
 };
 
+// "MAJOR.MINOR.PATCH", each a run of decimal digits, nothing else.
 std::optional<Version> parse_version(std::string_view text) {
-    static const std::regex semver(R"(^(\d+)\.(\d+)\.(\d+)$)");
-    std::match_results<std::string_view::const_iterator> m;
-    if (!std::regex_match(text.begin(), text.end(), m, semver)) return std::nullopt;
     Version v;
     int* parts[] = {&v.major, &v.minor, &v.patch};
+    const char* at = text.data();
+    const char* const end = text.data() + text.size();
     for (int i = 0; i < 3; ++i) {
-        const auto s = m[i + 1];
-        if (std::from_chars(&*s.first, &*s.first + s.length(), *parts[i]).ec != std::errc{}) return std::nullopt;
+        if (i > 0 && (at == end || *at++ != '.')) return std::nullopt;
+        if (at == end || *at < '0' || *at > '9') return std::nullopt;  // from_chars would take a sign
+        const auto [next, error] = std::from_chars(at, end, *parts[i]);
+        if (error != std::errc{}) return std::nullopt;
+        at = next;
     }
+    if (at != end) return std::nullopt;
     return v;
 }
 

@@ -34,6 +34,8 @@ TEST(NamLoader, Versions) {
     EXPECT_EQ(version_support("0.8.0"), VersionSupport::None);
     EXPECT_EQ(version_support("0.4.9"), VersionSupport::None);
     EXPECT_EQ(version_support("1.0"), VersionSupport::None);
+    for (const char* malformed : {"", "0.5.4x", " 0.5.4", "0.5.-4", "0.+5.4", "0..4", "0.5.4.1", "0.5", "a.b.c"})
+        EXPECT_EQ(version_support(malformed), VersionSupport::None) << malformed;
     auto doc = linear_model();
     doc["version"] = "0.9.0";
     EXPECT_NE(error_of(doc).find("model.nam: version: unsupported"), std::string::npos) << error_of(doc);
