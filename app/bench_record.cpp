@@ -2,6 +2,7 @@
 
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
+#include "core/json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -150,7 +151,7 @@ Record read_record(const std::string& path) {
     try {
         json = Json::parse(in);
     } catch (const Json::parse_error& e) {
-        fail_format("{}: not JSON: {}", path, e.what());
+        fail_format("{}: not JSON: {}", path, json_error_text(e));
     }
     return record_from_json(json, path);
 }

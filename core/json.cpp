@@ -21,11 +21,19 @@ Json parse_bounded(Input&& input, const std::string& source, int max_depth) {
         return Json::parse(std::forward<Input>(input), bounded);
     } catch (const nlohmann::json::exception& e) {
         // Every nlohmann error (syntax, a number such as 1e400 out of range, bad UTF-8), named.
-        fail_format("{}: malformed JSON: {}", source, e.what());
+        fail_format("{}: malformed JSON: {}", source, json_error_text(e));
     }
 }
 
 }  // namespace
+
+std::string json_error_text(const nlohmann::json::exception& error) {
+    std::string_view text = error.what();
+    if (text.starts_with("[json.exception.")) {
+        if (const std::size_t end = text.find("] "); end != std::string_view::npos) text.remove_prefix(end + 2);
+    }
+    return std::string(text);
+}
 
 nlohmann::json parse_json(std::istream& in, const std::string& source, int max_depth) {
     return parse_bounded<nlohmann::json>(in, source, max_depth);

@@ -20,4 +20,8 @@ nlohmann::json parse_json(std::string_view text, const std::string& source, int 
 // The same, keeping the objects' key order (JSON schemas: the answer follows their order).
 nlohmann::ordered_json parse_ordered_json(std::string_view text, const std::string& source, int max_depth);
 
+// nlohmann's message as a person reads it: without its "[json.exception.parse_error.101] " tag
+// ("parse error at line 1, column 52: syntax error while parsing object key - ...").
+std::string json_error_text(const nlohmann::json::exception& error);
+
 }  // namespace forge

@@ -75,7 +75,7 @@ Checkpoint load_checkpoint(const std::filesystem::path& base) {
         checkpoint.seed = info.at("seed").get<std::uint64_t>();
         checkpoint.optimizer.step = info.at("optimizer_step").get<std::int64_t>();
     } catch (const nlohmann::json::exception& e) {  // a missing field or one of the wrong type
-        fail_format("{}: {}", with_suffix(base, ".json").string(), e.what());
+        fail_format("{}: {}", with_suffix(base, ".json").string(), json_error_text(e));
     }
     // The tensors file the JSON names, in the same folder (no path: a JSON cannot point elsewhere).
     const std::string tensors = info.contains("tensors") && info["tensors"].is_string() ? info["tensors"].get<std::string>()

@@ -83,6 +83,14 @@ TEST_F(NamHostile, AFileThatIsNotJsonIsNotANamFile) {
     }
 }
 
+// A .nam cut short (a download that stopped) names the file and the place, without the JSON
+// library's "[json.exception.parse_error.101]" tag.
+TEST_F(NamHostile, ATruncatedFileSaysWhereItEnds) {
+    const BoundedRun r = run_model(R"({"version": "0.5.4", "architecture": "Linear", "con)");
+    expect_error(r, "model.nam: malformed JSON: parse error at line 1, column 52");
+    EXPECT_EQ(r.run.err.find("json.exception"), std::string::npos) << r.run.err;
+}
+
 // 1e400 gave nlohmann's raw exception without the file name.
 TEST_F(NamHostile, NumberOutOfDoubleRangeNamesTheFile) {
     expect_error(run_model(convnet("1", "1", "[1e400, 0, 0, 1, 0]")), "model.nam: malformed JSON");
