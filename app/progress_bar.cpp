@@ -1,6 +1,7 @@
 #include "app/progress_bar.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <unistd.h>
 
@@ -28,6 +29,8 @@ std::string format_duration(double seconds) {
 
 bool ProgressOutput::stderr_is_terminal() { return isatty(fileno(stderr)) != 0; }
 
+bool ProgressOutput::quiet_logging() { return !spdlog::should_log(spdlog::level::info); }
+
 double ProgressOutput::steady_seconds() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -49,6 +52,7 @@ void ProgressBar::update(std::int64_t done, std::int64_t total, std::string_view
     total_ = std::max<std::int64_t>(total, 1);
     done_ = std::clamp<std::int64_t>(done, 0, total_);
     status_ = status;
+    if (output_.quiet) return;
     if (output_.terminal) {
         const auto filled = static_cast<std::size_t>(kBarWidth * done_ / total_);
         const std::string bar = fmt::format("{} [{:<{}}] {}", label_, std::string(filled, '#'), kBarWidth, counts());
@@ -77,12 +81,14 @@ void ProgressBar::clear() {
 }
 
 void ProgressBar::line(std::string_view text) {
+    if (output_.quiet) return;
     clear();
     fmt::print(output_.stream, "{}\n", text);
     std::fflush(output_.stream);
 }
 
 void ProgressBar::finish() {
+    if (output_.quiet) return;
     if (output_.terminal) {
         if (drawn_ > 0) fmt::print(output_.stream, "\n");
         drawn_ = 0;

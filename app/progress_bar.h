@@ -3,7 +3,7 @@
 // a throughput), the rate and the time left; otherwise (logs, CI) the same as a plain line at most
 // every kPlainLinePeriod seconds, so a log shows the run is alive without thousands of lines.
 // A report of its own (an epoch's, an evaluation's) goes through line(), which clears the bar
-// first so the two never share a line.
+// first so the two never share a line. Under --quiet (warnings and errors only) it prints nothing.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +22,11 @@ struct ProgressOutput {
     std::FILE* stream = stderr;
     bool terminal = stderr_is_terminal();
     std::function<double()> now = steady_seconds;  // seconds since any fixed moment
+    bool quiet = quiet_logging();                   // --quiet: no bar, no lines
 
     static bool stderr_is_terminal();
     static double steady_seconds();
+    static bool quiet_logging();  // spdlog's level is above info
 };
 
 class ProgressBar {

@@ -25,8 +25,8 @@ public:
         std::fclose(stream_);
         std::free(data_);
     }
-    ProgressOutput output(bool terminal) {
-        return {stream_, terminal, [this] { return now; }};
+    ProgressOutput output(bool terminal, bool quiet = false) {
+        return {stream_, terminal, [this] { return now; }, quiet};
     }
     std::string text() {
         std::fflush(stream_);
@@ -91,6 +91,21 @@ TEST(ProgressBar, OnATerminalABarRedrawnInPlaceAndClearedForALine) {
     EXPECT_THAT(c.text(), HasSubstr(cleared));
     bar.finish();
     EXPECT_EQ(lines(c.text()), 1) << "nothing drawn since the line: no newline to end";
+}
+
+// --quiet: warnings and errors only; progress is neither.
+TEST(ProgressBar, QuietPrintsNothing) {
+    for (const bool terminal : {false, true}) {
+        Capture c;
+        ProgressBar bar("train", "steps", c.output(terminal, true));
+        for (int step = 1; step <= 30; ++step) {
+            c.now += 1.0;
+            bar.update(step, 30, "loss 1.0000");
+        }
+        bar.line("step 30/30: val 1.2 bits/byte");
+        bar.finish();
+        EXPECT_EQ(c.text(), "") << "terminal " << terminal;
+    }
 }
 
 TEST(ProgressBar, DurationsAsAPersonReadsThem) {
