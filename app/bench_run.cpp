@@ -111,8 +111,8 @@ nlohmann::ordered_json load_json(const std::array<double, 3>& load) {
     return {rounded(load[0]), rounded(load[1]), rounded(load[2])};
 }
 
-nlohmann::ordered_json machine_json(const std::array<double, 3>& load_before, const std::array<double, 3>& load_after) {
-    const Machine m = describe_machine();
+nlohmann::ordered_json machine_json(const Machine& m, const std::array<double, 3>& load_before,
+                                    const std::array<double, 3>& load_after) {
     return {{"cpu", m.cpu},
             {"instruction_set", m.instruction_set},
             {"cores", m.cores},
@@ -145,8 +145,7 @@ void print_rows(std::FILE* out, const std::vector<bench::Row>& rows) {
 // Other work on the machine slows the benches down and spreads their numbers: said before they
 // start, from the load average (the last minute) and from what the CPUs do right now (a job
 // started a moment ago shows in the load average only later).
-void warn_if_busy(const std::array<double, 3>& load) {
-    const int cores = describe_machine().cores;
+void warn_if_busy(int cores, const std::array<double, 3>& load) {
     if (load[0] > 0.5 * cores)
         fmt::print(stderr, "bench run: load average {:.2f} on {} cores: other work will disturb the numbers\n", load[0], cores);
     if (const double busy = cpu_busy_fraction(0.5); busy > 0.25)
@@ -164,8 +163,9 @@ int run_suite(const RunOptions& o) {
     const std::vector<Bench> benches = benches_of(o, plan);
     const bool terminal = isatty(STDERR_FILENO) != 0;
     const bool progress = spdlog::should_log(spdlog::level::info);  // --quiet: the record and warnings only
+    const Machine machine = describe_machine();  // read once: the record's and the warning's
     const auto load_before = load_average();
-    warn_if_busy(load_before);
+    warn_if_busy(machine.cores, load_before);
     bench::Record record;
     record.header = {{"created", utc_now()}, {"suite", o.suite}};
     const auto start = std::chrono::steady_clock::now();
@@ -184,7 +184,7 @@ int run_suite(const RunOptions& o) {
         for (auto& row : rows) record.rows.push_back(std::move(row));
     }
     attach_limit_fractions(record.rows);
-    record.machine = machine_json(load_before, load_average());
+    record.machine = machine_json(machine, load_before, load_average());
     record.build = build_json();
     for (const std::string& warning : bench::limit_warnings(record, "bench run"))
         fmt::print(stderr, "warning: {}\n", warning);
