@@ -203,6 +203,9 @@ OllamaRequest parse_ollama_request(OllamaEndpoint endpoint, const json& body, co
         openai["messages"] = messages != nullptr ? openai_messages(*messages) : json::array();
         r.load_only = openai["messages"].empty();
         if (const json* tools = field(body, "tools")) openai["tools"] = *tools;
+        // A forge extension, as on /v1/chat/completions: "required" or a named function makes
+        // the model call (Ollama itself lets the model decide, "auto").
+        if (const json* choice = field(body, "tool_choice")) openai["tool_choice"] = *choice;
     } else {
         refuse_generate_fields(body);
         const json* prompt = field(body, "prompt");

@@ -4,7 +4,8 @@
 // with Ollama's field names in every error.
 //
 //   chat:      messages (role, content, thinking, tool_calls with arguments as an object,
-//              tool_name), tools, format, options, stream (default true), think, keep_alive
+//              tool_name), tools, format, options, stream (default true), think, keep_alive;
+//              and tool_choice (a forge extension, OpenAI's values; Ollama's is always "auto")
 //   generate:  prompt, system, raw, format, options, stream, think, keep_alive, context
 //   format:    "json" (any JSON object) or a JSON schema -> the grammar engine
 //   options:   temperature, top_p, top_k, min_p, seed, num_predict, stop, num_ctx,
