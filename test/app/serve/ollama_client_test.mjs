@@ -10,8 +10,8 @@ import {test, before, after} from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import {Ollama} from "ollama";
-import Ajv from "ajv";
 import {startServer, metric, eventually} from "./harness.mjs";
+import {validator, person, weather} from "./schemas.mjs";
 
 const forge = process.env.FORGE_EXE;
 const model = path.join(process.env.FORGE_LLM_TEST_DATA, "qwen3-q8_0.gguf");
@@ -180,19 +180,6 @@ test("options: num_predict, stop, seed, num_ctx below the slot's; unknown option
     assert.equal(ignored.message.content, long.message.content);
 });
 
-const ajv = new Ajv({strict: false});
-const validator = (schema) => { const v = ajv.compile(schema); return (x) => v(x) || assert.fail(ajv.errorsText(v.errors)); };
-const person = {
-    type: "object",
-    properties: {
-        name: {type: "string", minLength: 1, maxLength: 12},
-        age: {type: "integer", minimum: 0, maximum: 120},
-        mood: {enum: ["happy", "sad", "calm"]},
-    },
-    required: ["name", "age", "mood"],
-    additionalProperties: false,
-};
-
 test("format: a JSON schema (valid under ajv, = response_format json_schema), \"json\" an object", async () => {
     const valid = validator(person);
     for (const options of [{temperature: 0}, {temperature: 1, seed: 1}, {temperature: 1, seed: 2}]) {
@@ -211,15 +198,6 @@ test("format: a JSON schema (valid under ajv, = response_format json_schema), \"
     else assert.match(json.message.content, /^\s*\{/);
 });
 
-const weather = {
-    type: "function",
-    function: {
-        name: "get_weather",
-        description: "The current weather in a city",
-        parameters: {type: "object", properties: {city: {type: "string", maxLength: 16}, unit: {enum: ["c", "f"]}},
-                     required: ["city", "unit"], additionalProperties: false},
-    },
-};
 const question = [{role: "user", content: "What is the weather in Oslo?"}];
 
 test("tools round trip: a call with arguments as an object (= the OpenAI route's), its result back through the template", async () => {
