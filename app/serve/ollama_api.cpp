@@ -5,6 +5,7 @@
 //   GET  /api/tags, GET /api/ps          the served model
 //   POST /api/show                       its details, GGUF metadata, template, capabilities
 //   GET  /api/version                    the Ollama API level these routes follow
+//   /api/pull, push, create, copy, delete 501: forge serves the file it was started with
 //   HEAD /                               200, the probe of Ollama's CLI; GET / is the chat page,
 //                                        or "Ollama is running" with --no-webui
 //
@@ -126,6 +127,14 @@ void Server::add_ollama_routes() {
     http.Get("/api/version", [](const httplib::Request&, httplib::Response& res) {
         send_ollama(res, 200, {{"version", kOllamaApiVersion}, {"forge_version", FORGE_VERSION}});
     });
+    // Managing models: forge serves the file it was started with. Said in Ollama's shape, so
+    // that a client's "pull" button shows why (httplib's 404 would be OpenAI's envelope).
+    const auto not_here = [](const httplib::Request& req, httplib::Response& res) {
+        send_ollama(res, 501, ollama_error(fmt::format("{} {} is not supported by forge: it serves the GGUF file it was started "
+                                                       "with (forge serve MODEL.gguf)", req.method, req.path)));
+    };
+    for (const char* path : {"/api/pull", "/api/push", "/api/create", "/api/copy"}) http.Post(path, not_here);
+    http.Delete("/api/delete", not_here);
     // Ollama's CLI probes the server with HEAD / (httplib answers HEAD with the GET route,
     // without its body). A browser at / gets the chat page while the web UI is on.
     if (!options_.webui) {

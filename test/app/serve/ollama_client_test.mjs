@@ -298,6 +298,9 @@ test("errors as Ollama sends them: {error} with 400 / 404, through the client an
         assert.deepEqual(Object.keys(e), ["error"]);
         assert.match(e.error, message, JSON.stringify(body));
     }
+    // Managing models is not forge's: 501 in Ollama's shape, through the client.
+    await assert.rejects(ollama.pull({model: "llama3.2"}), (e) => e.status_code === 501 && /\/api\/pull is not supported/.test(e.error));
+    await assert.rejects(ollama.delete({model: "tiny-qwen3"}), (e) => e.status_code === 501 && /\/api\/delete/.test(e.error));
     // After all that the server still answers.
     const ok = await ollama.chat({model: "tiny-qwen3", messages: question, options: {num_predict: 2}});
     assert.equal(ok.done, true);
