@@ -20,11 +20,13 @@
 #include "app/serve/request_stream.h"
 #include "app/serve/server.h"
 #include "models/llm/grammar/grammar_constraint.h"
+#include "models/llm/thinking_splitter.h"
 
 #include <httplib.h>
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string_view>
 
 namespace forge::app::serve {
@@ -59,6 +61,50 @@ std::string with_tag(const std::string& name) { return name.find(':') == std::st
 // (models/llm/tool_calls/tool_prompt.h).
 bool template_thinks(std::string_view chat_template) { return chat_template.find("enable_thinking") != std::string_view::npos; }
 
+// The answer's text as Ollama returns it: the thinking apart (with think: true), then the calls
+// apart (with tools); the rest is content. Pieces in, pieces out, as they stream.
+class AnswerParts {
+public:
+    struct Piece {
+        std::string thinking, content;
+        std::span<const llm::ChatToolCall> calls;  // completed with this piece
+        std::size_t first_call = 0;
+        OllamaText text() const { return {thinking, content, calls, first_call}; }
+        bool empty() const { return thinking.empty() && content.empty() && calls.empty(); }
+    };
+
+    AnswerParts(bool thinking, std::shared_ptr<llm::tool_calls::ToolCallParser> tool_calls)
+        : thinking_(thinking ? std::make_optional<llm::ThinkingSplitter>() : std::nullopt), tool_calls_(std::move(tool_calls)) {}
+
+    Piece push(std::string_view text) { return parts(thinking_ ? thinking_->push(text) : llm::SplitText{"", std::string(text)}, false); }
+    Piece finish() { return parts(thinking_ ? thinking_->finish() : llm::SplitText{}, true); }
+
+    // A whole answer at once.
+    Piece whole(std::string_view text) {
+        Piece all = push(text);
+        const Piece rest = finish();
+        all.thinking += rest.thinking;
+        all.content += rest.content;
+        if (tool_calls_) all.calls = tool_calls_->calls();
+        return all;
+    }
+
+private:
+    Piece parts(llm::SplitText split, bool last) {
+        Piece piece{std::move(split.thinking), std::move(split.content), {}, calls_sent_};
+        if (!tool_calls_) return piece;
+        piece.content = tool_calls_->push(piece.content).content;
+        if (last) piece.content += tool_calls_->finish().content;
+        piece.calls = std::span(tool_calls_->calls()).subspan(calls_sent_);
+        calls_sent_ = tool_calls_->calls().size();
+        return piece;
+    }
+
+    std::optional<llm::ThinkingSplitter> thinking_;
+    std::shared_ptr<llm::tool_calls::ToolCallParser> tool_calls_;
+    std::size_t calls_sent_ = 0;
+};
+
 // One streamed answer as NDJSON: a line per piece of text (tool calls as each is complete), then
 // the done line with the counts and durations. A client that leaves cancels the request, as
 // on the OpenAI routes (stream_writer.h).
@@ -69,8 +115,8 @@ struct OllamaStream {
     std::shared_ptr<RequestStream> stream;
     std::shared_ptr<llm::RequestHandle> handle;
     Metrics* metrics = nullptr;
-    std::shared_ptr<llm::tool_calls::ToolCallParser> tool_calls;  // null: all text is content
-    std::vector<std::int32_t> prompt;                             // generate: the start of `context`
+    std::shared_ptr<AnswerParts> answer;
+    std::vector<std::int32_t> prompt;  // generate: the start of `context`
 };
 
 void write_ollama_stream(const OllamaStream& s, const std::function<bool(std::string_view)>& write, const std::function<bool()>& alive) {
@@ -79,21 +125,11 @@ void write_ollama_stream(const OllamaStream& s, const std::function<bool(std::st
         s.handle->cancel();
         s.metrics->record_finished(s.handle->wait().stats);
     };
-    std::size_t calls_sent = 0;
-    const auto send = [&](const std::string& text, bool last) {
-        std::string content = text;
-        if (s.tool_calls) content = (last ? s.tool_calls->finish() : s.tool_calls->push(text)).content;
-        const std::span<const llm::ChatToolCall> calls =
-            s.tool_calls ? std::span(s.tool_calls->calls()).subspan(calls_sent) : std::span<const llm::ChatToolCall>();
-        if (content.empty() && calls.empty()) return true;
-        const std::size_t first = calls_sent;
-        calls_sent += calls.size();
-        return write(ndjson_line(ollama_chunk(s.meta, content, calls, first)));
-    };
+    const auto send = [&](const AnswerParts::Piece& piece) { return piece.empty() || write(ndjson_line(ollama_chunk(s.meta, piece.text()))); };
     while (true) {
         const bool done = s.handle->done();  // all text is in the stream before the request is done
         const std::string text = s.stream->take(done ? 0ms : 10ms).text;
-        if (!text.empty() && !send(text, false)) return gone();
+        if (!text.empty() && !send(s.answer->push(text))) return gone();
         if (done) break;
         if (!alive()) return gone();
     }
@@ -107,11 +143,11 @@ void write_ollama_stream(const OllamaStream& s, const std::function<bool(std::st
         write(ndjson_line(ollama_error("The server is shutting down; the answer is incomplete")));
         return;
     }
-    if (s.tool_calls && !send("", true)) return;
+    if (!send(s.answer->finish())) return;
     std::vector<std::int32_t> context = s.prompt;
     context.insert(context.end(), result.tokens.begin(), result.tokens.end());
     const OllamaTimes times{s.load_s, seconds_since(s.arrived)};
-    write(ndjson_line(ollama_done(s.meta, "", {}, result.stats, times, s.meta.endpoint == OllamaEndpoint::Generate ? &context : nullptr)));
+    write(ndjson_line(ollama_done(s.meta, {}, result.stats, times, s.meta.endpoint == OllamaEndpoint::Generate ? &context : nullptr)));
 }
 
 }  // namespace
@@ -161,8 +197,9 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
         if (c.chat.enable_thinking == true && !template_thinks(e.format.chat_template()))
             throw invalid_request(fmt::format("\"{}\" does not support thinking", meta.model), "think");
         if (c.grammar) c.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(c.grammar, e.vocabulary);
-        const auto tool_calls =
-            c.parse_tool_calls ? std::make_shared<llm::tool_calls::ToolCallParser>(e.tool_format, random_id("call_", 16) + "_") : nullptr;
+        const auto answer = std::make_shared<AnswerParts>(
+            c.chat.enable_thinking == true,
+            c.parse_tool_calls ? std::make_shared<llm::tool_calls::ToolCallParser>(e.tool_format, random_id("call_", 16) + "_") : nullptr);
 
         std::vector<std::int32_t> prompt = std::move(request.context);  // generate's earlier turns first
         const std::vector<std::int32_t> turn = prompt_tokens(c);
@@ -188,7 +225,7 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
         if (endpoint == OllamaEndpoint::Chat) prompt.clear();  // `context` is generate's
         if (c.stream) {
             auto context = std::make_shared<OllamaStream>(
-                OllamaStream{std::move(meta), arrived, load_s, stream, handle, &metrics_, tool_calls, std::move(prompt)});
+                OllamaStream{std::move(meta), arrived, load_s, stream, handle, &metrics_, answer, std::move(prompt)});
             res.set_header("Cache-Control", "no-cache");
             res.set_chunked_content_provider("application/x-ndjson", [context](std::size_t, httplib::DataSink& sink) {
                 write_ollama_stream(*context, [&](std::string_view bytes) { return sink.write(bytes.data(), bytes.size()); },
@@ -207,15 +244,10 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
         if (handle->cancelled()) return;  // the client is gone
         if (!result.error.empty()) throw ApiError(500, result.error, "server_error");
         if (result.stats.finish == llm::FinishReason::Cancelled) throw unavailable("The server is shutting down");
-        std::string text = result.text;
-        std::span<const llm::ChatToolCall> calls;
-        if (tool_calls) {
-            text = tool_calls->push(result.text).content + tool_calls->finish().content;
-            calls = tool_calls->calls();
-        }
+        const AnswerParts::Piece whole = answer->whole(result.text);
         prompt.insert(prompt.end(), result.tokens.begin(), result.tokens.end());
         const OllamaTimes times{load_s, seconds_since(arrived)};
-        send_ollama(res, 200, ollama_done(meta, text, calls, result.stats, times, endpoint == OllamaEndpoint::Generate ? &prompt : nullptr));
+        send_ollama(res, 200, ollama_done(meta, whole.text(), result.stats, times, endpoint == OllamaEndpoint::Generate ? &prompt : nullptr));
     } catch (const ApiError& error) {
         metrics_.record_rejected();
         if (error.status() == 503) res.set_header("Retry-After", "1");

@@ -38,15 +38,16 @@ json tool_calls_json(std::span<const llm::ChatToolCall> calls, std::size_t first
     return out;
 }
 
-// The text part of an object: chat's message, generate's response.
-void put_text(json& object, const OllamaMeta& meta, std::string_view text, std::span<const llm::ChatToolCall> calls,
-              std::size_t first_call = 0) {
+// The answer's part of an object: chat's message, generate's response.
+void put_text(json& object, const OllamaMeta& meta, const OllamaText& text) {
     if (meta.endpoint == OllamaEndpoint::Generate) {
-        object["response"] = text;
+        object["response"] = text.content;
+        if (!text.thinking.empty()) object["thinking"] = text.thinking;
         return;
     }
-    json message = {{"role", "assistant"}, {"content", text}};
-    if (!calls.empty()) message["tool_calls"] = tool_calls_json(calls, first_call);
+    json message = {{"role", "assistant"}, {"content", text.content}};
+    if (!text.thinking.empty()) message["thinking"] = text.thinking;
+    if (!text.calls.empty()) message["tool_calls"] = tool_calls_json(text.calls, text.first_call);
     object["message"] = message;
 }
 
@@ -115,17 +116,17 @@ std::string file_digest(const std::string& path, std::uintmax_t size, std::int64
 
 std::string ollama_timestamp() { return rfc3339(std::chrono::system_clock::now()); }
 
-json ollama_chunk(const OllamaMeta& meta, std::string_view text, std::span<const llm::ChatToolCall> calls, std::size_t first_call) {
+json ollama_chunk(const OllamaMeta& meta, const OllamaText& text) {
     json chunk = header(meta);
-    put_text(chunk, meta, text, calls, first_call);
+    put_text(chunk, meta, text);
     chunk["done"] = false;
     return chunk;
 }
 
-json ollama_done(const OllamaMeta& meta, std::string_view text, std::span<const llm::ChatToolCall> calls,
-                 const llm::GenerationStats& stats, const OllamaTimes& times, const std::vector<std::int32_t>* context) {
+json ollama_done(const OllamaMeta& meta, const OllamaText& text, const llm::GenerationStats& stats, const OllamaTimes& times,
+                 const std::vector<std::int32_t>* context) {
     json done = header(meta);
-    put_text(done, meta, text, calls);
+    put_text(done, meta, text);
     done["done"] = true;
     done["done_reason"] = llm::finish_reason_name(stats.finish);  // "stop" or "length"
     if (context != nullptr) done["context"] = *context;
@@ -140,7 +141,7 @@ json ollama_done(const OllamaMeta& meta, std::string_view text, std::span<const 
 
 json ollama_loaded(const OllamaMeta& meta) {
     json loaded = header(meta);
-    put_text(loaded, meta, "", {});
+    put_text(loaded, meta, {});
     loaded["done"] = true;
     loaded["done_reason"] = "load";
     return loaded;
