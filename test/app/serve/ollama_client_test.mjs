@@ -8,6 +8,8 @@
 // test/data/llm.
 import {test, before, after} from "node:test";
 import assert from "node:assert/strict";
+import {readFileSync, writeFileSync, mkdtempSync} from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import {Ollama} from "ollama";
 import {startServer, metric, eventually} from "./harness.mjs";
@@ -318,5 +320,51 @@ test("GET /: the chat page while the web UI is on, \"Ollama is running\" with --
         assert.deepEqual((await new Ollama({host: plain.url}).list()).models.map((m) => m.name), ["qwen3-q8_0.gguf:latest"]);
     } finally {
         await plain.stop();
+    }
+});
+
+// The test model with a chat template that has Qwen3's thinking switch (enable_thinking false:
+// an empty think block in the prompt), written over the original's bytes with the same length
+// so that the rest of the file stays as it is.
+function thinkingModel() {
+    const bytes = readFileSync(model);
+    const key = Buffer.from("tokenizer.chat_template");
+    const at = bytes.indexOf(key) + key.length;  // then u32 type 8 (string), u64 length, the text
+    assert.equal(bytes.readUInt32LE(at), 8);
+    const length = Number(bytes.readBigUInt64LE(at + 4));
+    let template = "{%for m in messages%}{{'<|im_start|>'+m.role+'\\n'+m.content+'<|im_end|>\\n'}}{%endfor%}" +
+                   "{{'<|im_start|>assistant\\n'}}{%if enable_thinking==false%}{{'<think>\\n\\n</think>\\n\\n'}}{%endif%}";
+    template += "{#" + "-".repeat(length - template.length - 4) + "#}";
+    assert.equal(Buffer.byteLength(template), length);
+    Buffer.from(template).copy(bytes, at + 12);
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "forge-ollama-")), "thinking.gguf");
+    writeFileSync(file, bytes);
+    return file;
+}
+
+test("think: the template's enable_thinking (the OpenAI route's prompt tokens and text), the thinking capability", async () => {
+    const served = await startServer(forge, thinkingModel(), ["--parallel", "1", "--ctx-size", "512", "--alias", "thinker", "--threads", "1"]);
+    try {
+        const client = new Ollama({host: served.url});
+        assert.deepEqual((await client.show({model: "thinker"})).capabilities, ["completion", "tools", "thinking"]);
+        const oai = async (kwargs) => {
+            const r = await fetch(`${served.url}/v1/chat/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+                body: JSON.stringify({messages: conversation, temperature: 0, max_tokens: 12, ...kwargs})});
+            return r.json();
+        };
+        const counts = {};
+        for (const think of [undefined, true, false]) {
+            const r = await client.chat({model: "thinker", messages: conversation, think, options: {temperature: 0, num_predict: 12}});
+            const o = await oai(think === undefined ? {} : {chat_template_kwargs: {enable_thinking: think}});
+            assert.equal(r.prompt_eval_count, o.usage.prompt_tokens, `think ${think}`);
+            // The test model writes no <think>: with think true too, all of it is content.
+            assert.equal(r.message.content, o.choices[0].message.content, `think ${think}`);
+            assert.equal(r.message.thinking, undefined);
+            counts[think] = r.prompt_eval_count;
+        }
+        assert.ok(counts[false] > counts[true]);  // the empty think block
+        assert.equal(counts[true], counts[undefined]);
+    } finally {
+        await served.stop();
     }
 });
