@@ -150,6 +150,33 @@ void write_ollama_stream(const OllamaStream& s, const std::function<bool(std::st
     write(ndjson_line(ollama_done(s.meta, {}, result.stats, times, s.meta.endpoint == OllamaEndpoint::Generate ? &context : nullptr)));
 }
 
+// The prompt must fit the context the request may use (options.num_ctx, at most the slot's);
+// below the slot's, the answer ends where that context is full.
+void fit_context(std::int64_t n_prompt, const OllamaRequest& request, std::int64_t ctx_size, std::int64_t& max_tokens) {
+    const std::int64_t window = std::min(request.num_ctx.value_or(ctx_size), ctx_size);
+    const char* input = request.endpoint == OllamaEndpoint::Chat ? "messages" : "prompt";
+    if (n_prompt == 0) throw invalid_request("The prompt has no tokens", input);
+    if (n_prompt >= window)
+        throw invalid_request(fmt::format("The {} take {} tokens, more than the context of {} tokens ({}) leaves room for", input, n_prompt,
+                                          window, request.num_ctx ? "options.num_ctx" : "the server's --ctx-size"),
+                              input);
+    if (window < ctx_size) max_tokens = max_tokens < 0 ? window - n_prompt : std::min(max_tokens, window - n_prompt);
+}
+
+void stream_ndjson(httplib::Response& res, const std::shared_ptr<OllamaStream>& context) {
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider("application/x-ndjson", [context](std::size_t, httplib::DataSink& sink) {
+        write_ollama_stream(*context, [&](std::string_view bytes) { return sink.write(bytes.data(), bytes.size()); },
+                            [&] { return sink.is_writable(); });
+        sink.done();
+        return true;
+    },
+    [context](bool) {  // however the response ends: a request nobody reads must not run on
+        context->stream->client_gone();
+        context->handle->cancel();
+    });
+}
+
 }  // namespace
 
 void Server::add_ollama_routes() {
@@ -204,18 +231,7 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
         std::vector<std::int32_t> prompt = std::move(request.context);  // generate's earlier turns first
         const std::vector<std::int32_t> turn = prompt_tokens(c);
         prompt.insert(prompt.end(), turn.begin(), turn.end());
-        const auto n_prompt = static_cast<std::int64_t>(prompt.size());
-        const std::int64_t window = std::min(request.num_ctx.value_or(options_.ctx_size), options_.ctx_size);
-        const char* input = endpoint == OllamaEndpoint::Chat ? "messages" : "prompt";
-        if (n_prompt == 0) throw invalid_request("The prompt has no tokens", input);
-        if (n_prompt >= window)
-            throw invalid_request(fmt::format("The {} take {} tokens, more than the context of {} tokens ({}) leaves room for", input,
-                                              n_prompt, window, request.num_ctx ? "options.num_ctx" : "the server's --ctx-size"),
-                                  input);
-        if (window < options_.ctx_size) {  // options.num_ctx below the slot's: the answer ends where that context is full
-            std::int64_t& max = c.generation.max_tokens;
-            max = max < 0 ? window - n_prompt : std::min(max, window - n_prompt);
-        }
+        fit_context(static_cast<std::int64_t>(prompt.size()), request, options_.ctx_size, c.generation.max_tokens);
 
         auto stream = std::make_shared<RequestStream>();
         llm::Request job{prompt, c.generation, nullptr};
@@ -226,17 +242,7 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
         if (c.stream) {
             auto context = std::make_shared<OllamaStream>(
                 OllamaStream{std::move(meta), arrived, load_s, stream, handle, &metrics_, answer, std::move(prompt)});
-            res.set_header("Cache-Control", "no-cache");
-            res.set_chunked_content_provider("application/x-ndjson", [context](std::size_t, httplib::DataSink& sink) {
-                write_ollama_stream(*context, [&](std::string_view bytes) { return sink.write(bytes.data(), bytes.size()); },
-                                    [&] { return sink.is_writable(); });
-                sink.done();
-                return true;
-            },
-            [context](bool) {  // however the response ends: a request nobody reads must not run on
-                context->stream->client_gone();
-                context->handle->cancel();
-            });
+            stream_ndjson(res, context);
             return;
         }
         const llm::RequestResult result = wait_for_answer(*handle);
