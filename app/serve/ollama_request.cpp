@@ -36,10 +36,12 @@ constexpr std::pair<std::string_view, std::string_view> kSamplingOptions[] = {
 };
 
 // Go reads JSON numbers as float64 and Ollama truncates them into integer options: 40.0 is 40.
+// (Only where the double holds the integer exactly: a cast of 1e30 would be undefined.)
 json integral(const json& value) {
-    if (value.is_number_float() && std::isfinite(value.get<double>()) && value.get<double>() == std::floor(value.get<double>()))
-        return static_cast<std::int64_t>(value.get<double>());
-    return value;
+    constexpr double kExact = 9007199254740992.0;  // 2^53
+    if (!value.is_number_float()) return value;
+    const double x = value.get<double>();
+    return std::abs(x) < kExact && x == std::floor(x) ? json(static_cast<std::int64_t>(x)) : value;
 }
 
 std::vector<std::string> stop_strings(const json& stop) {

@@ -127,6 +127,7 @@ TEST(OllamaRequest, RefusedByOllamasNames) {
     const auto generate_refused = [](json body) { return refused(OllamaEndpoint::Generate, std::move(body)); };
     EXPECT_EQ(chat_refused({{"options", {{"temperature", "hot"}}}}), "options.temperature: 'options.temperature' must be a number");
     EXPECT_EQ(chat_refused({{"options", {{"num_predict", 1.5}}}}), "options.num_predict: 'options.num_predict' must be an integer");
+    EXPECT_EQ(chat_refused({{"options", {{"seed", 1e30}}}}), "options.seed: 'options.seed' must be an integer");
     EXPECT_EQ(chat_refused({{"options", {{"top_k", -5}}}}).substr(0, 13), "options.top_k");
     EXPECT_EQ(chat_refused({{"options", {{"num_ctx", 0}}}}), "options.num_ctx: 'options.num_ctx' must be a positive integer");
     EXPECT_EQ(chat_refused({{"options", {{"stop", {"a", 1}}}}}), "options.stop[1]: 'options.stop[1]' must be a string");
