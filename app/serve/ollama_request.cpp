@@ -102,19 +102,46 @@ json openai_message(const json& m, const std::string& at) {
         }
         out["tool_calls"] = openai_calls;
     }
-    const json* tool_name = field(m, "tool_name");
-    if (tool_name != nullptr) out["name"] = string_field(*tool_name, at + ".tool_name");
-    if (out.value("role", "") == "tool") {
-        const json* id = field(m, "tool_call_id");
-        out["tool_call_id"] = id != nullptr ? string_field(*id, at + ".tool_call_id") : tool_name != nullptr ? tool_name->get<std::string>() : "";
-    }
+    if (const json* tool_name = field(m, "tool_name")) out["name"] = string_field(*tool_name, at + ".tool_name");
+    if (const json* id = field(m, "tool_call_id")) out["tool_call_id"] = string_field(*id, at + ".tool_call_id");
     return out;
+}
+
+// The calls of the last assistant message that no tool message has answered yet: (name, id).
+using OpenCalls = std::vector<std::pair<std::string, std::string>>;
+
+OpenCalls calls_of(const json& message) {
+    OpenCalls calls;
+    for (const json& call : message.value("tool_calls", json::array())) {
+        const json function = call.is_object() ? call.value("function", json::object()) : json::object();
+        const json name = function.is_object() ? function.value("name", json()) : json(), id = call.is_object() ? call.value("id", json()) : json();
+        calls.emplace_back(name.is_string() ? name.get<std::string>() : "", id.is_string() ? id.get<std::string>() : "");
+    }
+    return calls;
+}
+
+// Ollama's tool results name the tool, OpenAI's answer a call by id: the id of the first
+// unanswered call of that tool (as the client got it from forge), else the tool's name.
+std::string answered_call(const json& tool_message, OpenCalls& open) {
+    const std::string name = tool_message.value("name", "");
+    const auto call = std::ranges::find_if(open, [&](const auto& c) { return c.first == name || name.empty(); });
+    if (call == open.end() || call->second.empty()) return name;
+    std::string id = call->second;
+    open.erase(call);
+    return id;
 }
 
 json openai_messages(const json& messages) {
     if (!messages.is_array()) throw wrong_type("messages", "an array of messages");
     json out = json::array();
-    for (std::size_t i = 0; i < messages.size(); ++i) out.push_back(openai_message(messages[i], fmt::format("messages[{}]", i)));
+    OpenCalls open;
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+        json message = openai_message(messages[i], fmt::format("messages[{}]", i));
+        const std::string role = message.value("role", "");
+        if (role == "assistant") open = calls_of(message);
+        if (role == "tool" && !message.contains("tool_call_id")) message["tool_call_id"] = answered_call(message, open);
+        out.push_back(std::move(message));
+    }
     return out;
 }
 

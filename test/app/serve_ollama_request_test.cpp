@@ -75,10 +75,16 @@ TEST(OllamaRequest, MessagesInOllamasShape) {
          {{"role", "assistant"}, {"content", ""}, {"thinking", "hmm"},
           {"tool_calls", json::array({{{"function", {{"name", "get_weather"}, {"arguments", {{"city", "Oslo"}, {"n", 1}}}}}}})}},
          {{"role", "tool"}, {"content", "3 C"}, {"tool_name", "get_weather"}},
-         {{"role", "tool"}, {"content", "4 C"}, {"tool_name", "get_weather"}, {"tool_call_id", "call_7"}}});
+         {{"role", "tool"}, {"content", "4 C"}, {"tool_name", "get_weather"}, {"tool_call_id", "call_7"}},
+         {{"role", "assistant"}, {"content", ""},
+          {"tool_calls", json::array({{{"id", "call_x_0"}, {"function", {{"name", "f"}}}}, {{"id", "call_x_1"}, {"function", {{"name", "g"}}}}})}},
+         {{"role", "tool"}, {"content", "g's"}, {"tool_name", "g"}},
+         {{"role", "tool"}, {"content", "f's"}, {"tool_name", "f"}}});
     const OllamaRequest r = chat({{"messages", messages}});
     const std::vector<llm::ChatMessage>& m = r.completion.messages;
-    ASSERT_EQ(m.size(), 5u);
+    ASSERT_EQ(m.size(), 8u);
+    EXPECT_EQ(m[6].tool_call_id, "call_x_1");  // the id of the call of that tool, as forge returned it
+    EXPECT_EQ(m[7].tool_call_id, "call_x_0");
     EXPECT_EQ(m[0].role, "system");  // Ollama lowercases roles
     EXPECT_EQ(m[2].reasoning_content, "hmm");
     ASSERT_EQ(m[2].tool_calls.size(), 1u);

@@ -225,13 +225,13 @@ test("tools round trip: a call with arguments as an object (= the OpenAI route's
     for await (const part of await ollama.chat({...request, stream: true})) streamed.push(...(part.message.tool_calls ?? []));
     assert.deepEqual(streamed.map((c) => c.function), calls.map((c) => c.function));
 
-    // The round trip: the call and its result (Ollama's tool_name; the call's id where the
-    // client keeps it) render as they do on /v1/chat/completions: the same prompt tokens. (The
+    // The round trip: the call and its result (Ollama's tool_name only; forge answers the call
+    // of that tool by its id) render as they do on /v1/chat/completions: the same prompt tokens. (The
     // arguments go back as an object, which is printed compact: so are the OpenAI ones here.)
     const compact = o.choices[0].message.tool_calls.map((c) => ({...c, function: {...c.function, arguments: JSON.stringify(JSON.parse(c.function.arguments))}}));
     const result = "11 degrees";
     const back = await ollama.chat({model: "tiny-qwen3", tools: [weather], options: {temperature: 0, num_predict: 16},
-        messages: [...question, r.message, ...calls.map((c) => ({role: "tool", content: result, tool_name: c.function.name, tool_call_id: c.id}))]});
+        messages: [...question, r.message, ...calls.map((c) => ({role: "tool", content: result, tool_name: c.function.name}))]});
     const oBack = await openai("chat/completions", {tools: [weather], temperature: 0, max_tokens: 16,
         messages: [...question, {...o.choices[0].message, tool_calls: compact}, ...compact.map((c) => ({role: "tool", content: result, tool_call_id: c.id}))]});
     assert.equal(back.prompt_eval_count, oBack.usage.prompt_tokens);
