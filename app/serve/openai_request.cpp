@@ -1,5 +1,6 @@
 #include "app/serve/openai_request.h"
 
+#include "app/serve/request_fields.h"
 #include "core/json.h"
 #include "models/llm/grammar/grammar_limits.h"
 #include "models/llm/grammar/json_schema.h"
@@ -17,16 +18,6 @@ namespace forge::app::serve {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-// A field's value, or nullptr when it is absent or null (OpenAI treats both as "not given").
-const json* field(const json& body, const char* name) {
-    const auto it = body.find(name);
-    return it == body.end() || it->is_null() ? nullptr : &*it;
-}
-
-ApiError wrong_type(const std::string& param, const char* expected) {
-    return invalid_request(fmt::format("'{}' must be {}", param, expected), param);
-}
 
 double number_in(const json& value, const std::string& param, double lo, double hi) {
     if (!value.is_number()) throw wrong_type(param, "a number");
@@ -52,10 +43,6 @@ bool boolean(const json& value, const std::string& param) {
 const std::string& string(const json& value, const std::string& param) {
     if (!value.is_string()) throw wrong_type(param, "a string");
     return value.get_ref<const std::string&>();
-}
-
-ApiError unsupported(const std::string& param, const std::string& why) {
-    return invalid_request(fmt::format("'{}' is not supported by forge: {}", param, why), param, "unsupported_parameter");
 }
 
 // "content": a string, or an array of text parts (concatenated). Other part types (images,

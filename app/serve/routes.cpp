@@ -137,6 +137,7 @@ void Server::add_routes() {
             res.set_content(std::string(chat_page()), "text/html; charset=utf-8");
         });
     }
+    add_ollama_routes();
 }
 
 void Server::health(httplib::Response& res) const {

@@ -34,6 +34,8 @@ struct Response;
 namespace forge::app::serve {
 
 class HttpServer;
+enum class OllamaEndpoint;
+struct OllamaModelFacts;
 
 // What exists once the model is loaded: the model, its prompt format and scheduler, and what
 // structured output and tool calls need from it.
@@ -71,6 +73,13 @@ private:
     std::optional<ApiError> admit(const httplib::Request& req) const;
 
     LoadedModel& loaded_model() const;  // throws ApiError 503 while loading or stopping
+    // Ollama's API (app/serve/ollama_api.cpp).
+    void add_ollama_routes();
+    void ollama_answer(const httplib::Request& req, httplib::Response& res, OllamaEndpoint endpoint);
+    void ollama_list(httplib::Response& res, bool running) const;
+    void ollama_describe(const httplib::Request& req, httplib::Response& res) const;
+    LoadedModel& ollama_model(const std::string& name) const;  // throws ApiError 404 for a name not served
+    OllamaModelFacts ollama_facts() const;
     std::vector<std::int32_t> prompt_tokens(const CompletionRequest& request) const;
     llm::RequestResult wait_for_answer(llm::RequestHandle& handle) const;
     std::shared_ptr<llm::RequestHandle> submit(llm::Request request);

@@ -11,8 +11,8 @@ import {execFileSync} from "node:child_process";
 import {readFileSync} from "node:fs";
 import path from "node:path";
 import OpenAI from "openai";
-import Ajv from "ajv";
 import {startServer, postStream, metric, eventually} from "./harness.mjs";
+import {validator, person, weather, add} from "./schemas.mjs";
 
 const forge = process.env.FORGE_EXE;
 const data = process.env.FORGE_LLM_TEST_DATA;
@@ -205,25 +205,7 @@ test("401 for a missing or wrong key; /health and /v1/models stay open", async (
     }
 });
 
-// Structured output and tools. The committed test model writes gibberish, so these check what
-// the grammar guarantees whatever the weights: the answer is valid under its schema and ends.
-// It must end: between two JSON tokens the grammar allows at most 21 bytes of whitespace
-// (docs/GRAMMAR.md), and `person` has about 24 such gaps and at most ~200 bytes of strings,
-// keys and numbers, so a whole answer is under 800 bytes, hence under 800 tokens.
-const ajv = new Ajv({strict: false});
-const validator = (schema) => { const v = ajv.compile(schema); return (x) => v(x) || assert.fail(ajv.errorsText(v.errors)); };
-
-const person = {
-    type: "object",
-    properties: {
-        name: {type: "string", minLength: 1, maxLength: 12},
-        age: {type: "integer", minimum: 0, maximum: 120},
-        mood: {enum: ["happy", "sad", "calm"]},
-        tags: {type: "array", items: {type: "string", maxLength: 6}, maxItems: 3},
-    },
-    required: ["name", "age", "mood"],
-    additionalProperties: false,
-};
+// Structured output and tools (schemas.mjs: why every constrained answer ends).
 const personFormat = {type: "json_schema", json_schema: {name: "person", schema: person, strict: true}};
 
 test("json_schema: greedy and sampled answers are valid under the schema and end", async () => {
@@ -247,24 +229,6 @@ test("json_schema streamed at temperature 0 equals the non-streamed answer; json
     else assert.match(text, /^\s*\{/);  // cut at max_tokens: still an object's beginning
 });
 
-const weather = {
-    type: "function",
-    function: {
-        name: "get_weather",
-        description: "The current weather in a city",
-        parameters: {type: "object", properties: {city: {type: "string", maxLength: 16}, unit: {enum: ["c", "f"]}},
-                     required: ["city", "unit"], additionalProperties: false},
-    },
-};
-const add = {
-    type: "function",
-    function: {
-        name: "add",
-        description: "Add two integers",
-        parameters: {type: "object", properties: {a: {type: "integer", minimum: -99, maximum: 99}, b: {type: "integer", minimum: -99, maximum: 99}},
-                     required: ["a", "b"], additionalProperties: false},
-    },
-};
 const tools = [weather, add];
 const toolChat = {model: "tiny-qwen3", messages: [{role: "user", content: "What is the weather in Oslo?"}], tools, max_tokens: 800};
 
