@@ -2,6 +2,7 @@
 #include "app/serve/api_error.h"
 #include "app/serve/chat_page.h"
 #include "app/serve/http_server.h"
+#include "app/serve/ollama_response.h"
 #include "app/serve/openai_response.h"
 #include "app/serve/prompt_budget.h"
 #include "app/serve/request_stream.h"
@@ -33,10 +34,20 @@ void send_error(httplib::Response& res, const ApiError& error) {
     send_json(res, error.status(), error.body());
 }
 
-// Routes that answer without a key, as llama-server's do: the health check, the model list and
-// the chat page (which asks for the key itself).
+// A refusal before any handler ran (no key, no route, a body too large) in the envelope of the
+// API the route belongs to: Ollama's clients show {"error": "..."}'s text, and would show
+// OpenAI's object as "[object Object]".
+void send_refusal(const httplib::Request& req, httplib::Response& res, const ApiError& error) {
+    if (!req.path.starts_with("/api/")) return send_error(res, error);
+    if (error.status() == 503) res.set_header("Retry-After", "1");
+    send_json(res, error.status(), ollama_error(error.what()));
+}
+
+// Routes that answer without a key, as llama-server's do: the health check, the model lists
+// (OpenAI's and Ollama's), Ollama's version probe and the chat page (which asks for the key itself).
 bool is_public(const std::string& path) {
-    static const std::set<std::string> kPublic = {"/", "/health", "/v1/health", "/v1/models", "/models"};
+    static const std::set<std::string> kPublic = {"/",       "/health",  "/v1/health",  "/v1/models",
+                                                  "/models", "/api/tags", "/api/version"};
     return kPublic.contains(path);
 }
 
@@ -94,16 +105,16 @@ void Server::add_routes() {
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
         const std::optional<ApiError> refusal = admit(req);
         if (!refusal) return httplib::Server::HandlerResponse::Unhandled;
-        send_error(res, *refusal);
+        send_refusal(req, res, *refusal);
         return httplib::Server::HandlerResponse::Handled;
     });
     // Statuses httplib sets itself (404 no route, 413 body too large, 400 unreadable request)
-    // get OpenAI's envelope too.
+    // get the route's envelope too.
     http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty()) return;
-        if (res.status == 404) return send_error(res, not_found(fmt::format("Unknown route: {} {}", req.method, req.path)));
-        if (res.status == 413 && is_form(req)) return send_error(res, form_too_large());
-        if (res.status == 413) return send_error(res, payload_too_large(options_.max_body));
+        if (res.status == 404) return send_refusal(req, res, not_found(fmt::format("Unknown route: {} {}", req.method, req.path)));
+        if (res.status == 413 && is_form(req)) return send_refusal(req, res, form_too_large());
+        if (res.status == 413) return send_refusal(req, res, payload_too_large(options_.max_body));
         send_json(res, res.status, error_body(res.status, fmt::format("The request failed with HTTP status {}", res.status)));
     });
     http.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {

@@ -323,6 +323,27 @@ test("GET /: the chat page while the web UI is on, \"Ollama is running\" with --
     }
 });
 
+test("an API key: tags and version stay public (Ollama's probes); refusals and unknown /api routes in Ollama's {error}", async () => {
+    const keyed = await startServer(forge, model, ["--api-key", "sekrit", "--parallel", "1", "--ctx-size", "256", "--threads", "1"]);
+    try {
+        const open = new Ollama({host: keyed.url});
+        assert.equal((await open.list()).models.length, 1);
+        assert.equal(typeof (await open.version()).version, "string");
+        await assert.rejects(open.chat({model: "qwen3-q8_0.gguf", messages: [{role: "user", content: "hi"}], stream: false}),
+                             (e) => e.status_code === 401 && typeof e.error === "string" && /key/i.test(e.error));
+        const keyedClient = new Ollama({host: keyed.url, headers: {Authorization: "Bearer sekrit"}});
+        const ok = await keyedClient.chat({model: "qwen3-q8_0.gguf", messages: [{role: "user", content: "hi"}], options: {num_predict: 2}});
+        assert.equal(ok.done, true);
+        const unknown = await fetch(`${keyed.url}/api/nothing-here`, {headers: {Authorization: "Bearer sekrit"}});
+        assert.equal(unknown.status, 404);
+        const body = await unknown.json();
+        assert.equal(typeof body.error, "string");
+        assert.match(body.error, /\/api\/nothing-here/);
+    } finally {
+        await keyed.stop();
+    }
+});
+
 // The test model with a chat template that has Qwen3's thinking switch (enable_thinking false:
 // an empty think block in the prompt), written over the original's bytes with the same length
 // so that the rest of the file stays as it is.
