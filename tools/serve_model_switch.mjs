@@ -6,7 +6,7 @@
 //
 //   node tools/serve_model_switch.mjs --forge build/app/forge --dir DIR --a A --b B [--reps 5] [--threads 2]
 // (A and B are model ids in DIR: file stems.)
-import {spawn} from "node:child_process";
+import {startServer} from "../test/app/serve/harness.mjs";
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, v, i, all) => (i % 2 ? pairs : [...pairs, [all[i].replace(/^--/, ""), all[i + 1]]]), []));
 const {forge, dir, a, b} = args;
@@ -16,18 +16,9 @@ if (!forge || !dir || !a || !b) {
     process.exit(2);
 }
 
-const proc = spawn(forge, ["serve", "--models-dir", dir, "--models-max", "1", "--port", "0", "--parallel", "1", "-c", "512",
-                           "--threads", threads], {stdio: ["ignore", "ignore", "pipe"]});
-let log = "";
-const port = await new Promise((resolve, reject) => {
-    proc.stderr.on("data", (d) => {
-        log += d;
-        const m = log.match(/listening on http:\/\/[^:]+:(\d+)/);
-        if (m) resolve(Number(m[1]));
-    });
-    proc.on("exit", (code) => reject(new Error(`forge serve exited ${code}:\n${log}`)));
-});
-const url = `http://127.0.0.1:${port}`;
+const server = await startServer(forge, null, ["--models-dir", dir, "--models-max", "1", "--parallel", "1", "-c", "512",
+                                               "--threads", threads]);
+const url = server.url;
 
 async function timed(model) {
     const start = performance.now();
@@ -46,6 +37,6 @@ for (let i = 0; i < reps; i++) {
     t[`${b} cold`].push(await timed(b));
     t[`${b} warm`].push(await timed(b));
 }
-proc.kill("SIGTERM");
+await server.stop();
 const out = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, {median_ms: Number(median(v).toFixed(1)), runs_ms: v.map((x) => Number(x.toFixed(1)))}]));
 console.log(JSON.stringify({reps, threads: Number(threads), results: out}, null, 1));
