@@ -3,11 +3,12 @@
 // least recently used first when one more would pass --models-max or --models-memory
 // (residency_policy.h).
 //
-// Pinning: acquire() hands out a std::shared_ptr (a lease). The registry keeps one reference
-// to each loaded model; a model with more (a request, a stream's writer) is in use. Only
-// acquire() copies the registry's reference, under the registry's mutex, so a model seen
-// unused under that mutex stays unused until it is released: unloading never takes a model
-// from under a request, and a model is freed when its last lease ends.
+// Pinning: acquire() hands out a lease, a std::shared_ptr to the model that also counts, in
+// its entry, the leases alive (copies of one lease, such as a stream's writer holding it,
+// count once). A model with a lease is in use. Leases are only made by acquire(), under the
+// registry's mutex, so a model seen with none under that mutex stays so until it is released:
+// unloading never takes a model from under a request. Listings (statuses(), loaded()) hand
+// out plain references, not leases: reading /v1/models never pins a model.
 //
 // Loading: the first request for a model loads it on its own thread, outside the mutex, so
 // the other models keep serving. Requests for the same model that arrive meanwhile wait for
@@ -25,6 +26,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -81,7 +83,7 @@ public:
             if (closed_) throw unavailable("The server is shutting down");
             if (entry.model) {
                 entry.last_used = ++clock_;
-                return entry.model;
+                return lease(entry);
             }
             // The load this request waited for failed: it shares that outcome instead of trying again.
             if (!entry.loading && entry.attempts != attempt && !entry.failure.empty()) throw load_failed(entry);
@@ -136,15 +138,15 @@ private:
         std::uint64_t last_used = 0;
         std::uint64_t attempts = 0;  // loads finished, for requests waiting on one
         std::string failure;
+        // Leases alive on this model (shared: a lease may end after the registry does).
+        std::shared_ptr<std::atomic<std::int64_t>> leases = std::make_shared<std::atomic<std::int64_t>>(0);
     };
 
     // Under the mutex: take the models the policy unloads out of the registry.
     std::vector<std::shared_ptr<Loaded>> make_room(const Entry& incoming) {
         std::vector<Resident> resident;
         for (const Entry& entry : entries_) {
-            // use_count() > 1: a lease exists. Only acquire() (under this mutex) adds one to an
-            // unused model, so "unused" cannot change before the mutex is released.
-            if (entry.model) resident.push_back({entry.source.id, entry.source.bytes, entry.last_used, entry.model.use_count() > 1});
+            if (entry.model) resident.push_back({entry.source.id, entry.source.bytes, entry.last_used, *entry.leases > 0});
             if (entry.loading) resident.push_back({entry.source.id, entry.source.bytes, entry.last_used, true});
         }
         const auto unload = models_to_unload(resident, incoming.source.bytes, limits_);
@@ -190,9 +192,28 @@ private:
             model.reset();
             throw unavailable("The server is shutting down");
         }
-        entry.model = model;
+        entry.model = std::move(model);
         entry.last_used = ++clock_;
-        return model;
+        return lease(entry);
+    }
+
+    // Under the mutex: a lease on the loaded model of `entry`. The lease is the model's
+    // shared_ptr aliased onto a token that holds the model and uncounts itself when the
+    // last copy of the lease ends.
+    static std::shared_ptr<Loaded> lease(Entry& entry) {
+        struct Token {
+            Token(std::shared_ptr<Loaded> m, std::shared_ptr<std::atomic<std::int64_t>> l)
+                : model(std::move(m)), leases(std::move(l)) {
+                ++*leases;
+            }
+            ~Token() { --*leases; }
+            Token(const Token&) = delete;
+            Token& operator=(const Token&) = delete;
+            std::shared_ptr<Loaded> model;
+            std::shared_ptr<std::atomic<std::int64_t>> leases;
+        };
+        auto token = std::make_shared<Token>(entry.model, entry.leases);
+        return std::shared_ptr<Loaded>(token, token->model.get());
     }
 
     static ApiError load_failed(const Entry& entry) {

@@ -131,6 +131,28 @@ TEST(ModelRegistry, AModelInUseIsNeverUnloaded) {
     EXPECT_EQ(state_of(registry, "a"), ModelState::Loaded);
 }
 
+TEST(ModelRegistry, ACopyOfALeasePinsUntilTheLastCopyEnds) {
+    Counting c;
+    ModelRegistry<FakeModel> registry(sources({{"a", 1}, {"b", 1}}), {1, 0}, c.loader());
+    auto lease = registry.acquire(0);
+    auto copy = lease;  // as a stream's writer holds it
+    lease.reset();
+    EXPECT_THROW(registry.acquire(1), ApiError);
+    copy.reset();
+    EXPECT_EQ(registry.acquire(1)->id, "b");
+}
+
+TEST(ModelRegistry, ListingsDoNotPin) {
+    Counting c;
+    ModelRegistry<FakeModel> registry(sources({{"a", 1}, {"b", 1}}), {1, 0}, c.loader());
+    registry.acquire(0);
+    const auto statuses = registry.statuses();  // held, as /v1/models holds them while answering
+    const auto loaded = registry.loaded();      // as /metrics does
+    ASSERT_TRUE(statuses[0].model);
+    EXPECT_EQ(registry.acquire(1)->id, "b");
+    EXPECT_EQ(state_of(registry, "a"), ModelState::Unloaded);
+}
+
 TEST(ModelRegistry, AReleasedModelMakesRoomAndIsFreed) {
     Counting c;
     ModelRegistry<FakeModel> registry(sources({{"a", 1}, {"b", 1}}), {1, 0}, c.loader());
