@@ -184,8 +184,7 @@ void Server::model(const httplib::Request& req, httplib::Response& res) const {
     for (const auto& status : registry_.statuses()) {
         if (status.source.answers_to(name)) return send_json(res, 200, model_entry(status, started_));
     }
-    send_error(res, ApiError(404, fmt::format("The model '{}' does not exist (GET /v1/models lists the models served)", name),
-                             "invalid_request_error", "model", "model_not_found"));
+    send_error(res, model_not_found(name));
 }
 
 void Server::metrics(httplib::Response& res) const {
@@ -193,7 +192,7 @@ void Server::metrics(httplib::Response& res) const {
         return send_json(res, 501, error_body(501, "This server does not serve /metrics: start it with --metrics"));
     }
     Load load;  // summed over the models loaded
-    for (const ModelLease& loaded : registry_.loaded()) {
+    for (const auto& loaded : registry_.loaded()) {
         load.slots += options_.parallel;
         load.running += loaded->scheduler.running();
         load.queued += loaded->scheduler.queued();

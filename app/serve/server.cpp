@@ -77,12 +77,6 @@ std::int64_t slot_context(const ServeOptions& o, const llm::Model& model) {
                         "-c", PastTrainedLength::Cap);
 }
 
-// OpenAI's answer for a model it does not have.
-ApiError model_not_found(const std::string& name) {
-    return ApiError(404, fmt::format("The model '{}' does not exist (GET /v1/models lists the models served)", name),
-                    "invalid_request_error", "model", "model_not_found");
-}
-
 }  // namespace
 
 LoadedModel::LoadedModel(const ModelSource& source, const ServeOptions& options)
@@ -191,7 +185,7 @@ void Server::shutdown() {
         std::lock_guard lock(submit_mutex_);
         stopping_ = true;
     }
-    for (const ModelLease& loaded : registry_.close()) loaded->scheduler.stop();
+    for (const auto& loaded : registry_.close()) loaded->scheduler.stop();
     http_->stop();
 }
 
