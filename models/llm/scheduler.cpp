@@ -137,20 +137,23 @@ bool Scheduler::step() {
     return true;
 }
 
+// Written in place: a step allocates nothing in steady state (decode_alloc_test).
 void Scheduler::publish_slot_states() {
-    std::vector<SlotState> states(slots_.size());
+    std::lock_guard lock(states_mutex_);
+    states_.resize(slots_.size());  // only the first time
     for (std::size_t s = 0; s < slots_.size(); ++s) {
         const Slot& slot = slots_[s];
-        states[s].n_cached = static_cast<std::int64_t>(slot.tokens.size());
-        if (!slot.request) continue;
-        const std::int64_t max_tokens = slot.request->request_.generation.max_tokens;
-        states[s].processing = true;
-        states[s].n_prompt = static_cast<std::int64_t>(slot.request->request_.prompt.size());
-        states[s].n_decoded = slot.generation->generated();
-        states[s].n_remain = max_tokens < 0 ? -1 : std::max<std::int64_t>(0, max_tokens - states[s].n_decoded);
+        SlotState state;
+        state.n_cached = static_cast<std::int64_t>(slot.tokens.size());
+        if (slot.request) {
+            const std::int64_t max_tokens = slot.request->request_.generation.max_tokens;
+            state.processing = true;
+            state.n_prompt = static_cast<std::int64_t>(slot.request->request_.prompt.size());
+            state.n_decoded = slot.generation->generated();
+            state.n_remain = max_tokens < 0 ? -1 : std::max<std::int64_t>(0, max_tokens - state.n_decoded);
+        }
+        states_[s] = state;
     }
-    std::lock_guard lock(states_mutex_);
-    states_ = std::move(states);
 }
 
 std::vector<SlotState> Scheduler::slot_states() const {
