@@ -103,9 +103,12 @@ test("a model in use is not unloaded: another model is 503 + Retry-After until t
     // A long answer (the tiny model's special tokens, EOS among them, banned), running until aborted.
     const nVocab = (await client.models.list()).data[0].meta.n_vocab;
     const logit_bias = Object.fromEntries(Array.from({length: nVocab - 500}, (_, i) => [500 + i, -100]));
+    // Two of them on the one slot (the second queued, holding the model too): seconds of margin
+    // for the check below on a busy machine.
     const abort = new AbortController();
-    const long = client.chat.completions.create({model: "llama", messages: [{role: "user", content: "Tell a story."}], max_tokens: 16000,
-                                                 logit_bias}, {signal: abort.signal}).catch((e) => e);
+    const long = Promise.all([0, 1].map(() => client.chat.completions.create(
+        {model: "llama", messages: [{role: "user", content: "Tell a story."}], max_tokens: 16000, logit_bias},
+        {signal: abort.signal}).catch((e) => e)));
     assert.ok(await eventually(async () => {
         const slots = await (await fetch(`${server.url}/slots?model=llama`)).json();
         return slots[0].is_processing;
