@@ -41,6 +41,11 @@ ApiError unauthorized() {
 
 ApiError not_found(std::string message) { return ApiError(404, std::move(message), type_for(404), {}, "not_found"); }
 
+ApiError model_not_found(const std::string& model) {
+    return ApiError(404, fmt::format("The model '{}' does not exist (GET /v1/models lists the models served)", model),
+                    "invalid_request_error", "model", "model_not_found");
+}
+
 ApiError payload_too_large(std::size_t limit) {
     return ApiError(413, fmt::format("The request body is larger than the limit of {} bytes", limit), type_for(413), {},
                     "payload_too_large");

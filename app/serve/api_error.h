@@ -32,6 +32,7 @@ private:
 ApiError invalid_request(std::string message, std::string param = {}, std::string code = {});  // 400
 ApiError unauthorized();                                                                       // 401
 ApiError not_found(std::string message);                                                       // 404
+ApiError model_not_found(const std::string& model);                                            // 404, OpenAI's code
 ApiError payload_too_large(std::size_t limit);                                                 // 413
 ApiError unavailable(std::string message);                                                     // 503
 

@@ -117,6 +117,7 @@ struct OllamaStream {
     Metrics* metrics = nullptr;
     std::shared_ptr<AnswerParts> answer;
     std::vector<std::int32_t> prompt;  // generate: the start of `context`
+    ModelLease model;                  // pinned until the stream ends
 };
 
 void write_ollama_stream(const OllamaStream& s, const std::function<bool(std::string_view)>& write, const std::function<bool()>& alive) {
@@ -205,10 +206,13 @@ void Server::add_ollama_routes() {
     }
 }
 
-LoadedModel& Server::ollama_model(const std::string& name) const {
-    LoadedModel& loaded = loaded_model();
-    if (name != model_name_ && name != with_tag(model_name_)) throw ApiError(404, fmt::format("model '{}' not found", name), "not_found_error");
-    return loaded;
+// Ollama's names carry a tag ("qwen3:latest"); forge's models answer to their id, file name or
+// stem, with ":latest" or without. Unlike the OpenAI routes with one model, a name not served
+// is a 404 even then: Ollama clients pick names from /api/tags.
+ModelLease Server::ollama_model(const std::string& name) {
+    const std::string untagged = name.ends_with(":latest") ? name.substr(0, name.size() - 7) : name;
+    if (registry_.find(untagged) < 0) throw ApiError(404, fmt::format("model '{}' not found", name), "not_found_error");
+    return model_for(untagged);
 }
 
 void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, OllamaEndpoint endpoint) {
@@ -216,7 +220,8 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
     try {
         const nlohmann::ordered_json body = parse_body(req.body);
         OllamaMeta meta{endpoint, ollama_model_name(body)};
-        LoadedModel& e = ollama_model(meta.model);
+        const ModelLease lease = ollama_model(meta.model);
+        LoadedModel& e = *lease;
         const RequestLimits limits{e.format.tokenizer().n_vocab(), options_.n_predict, e.tool_format, &grammars_};
         OllamaRequest request = parse_ollama_request(endpoint, body, limits);
         if (request.load_only) return send_ollama(res, 200, ollama_loaded(meta));
@@ -229,19 +234,19 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
             c.parse_tool_calls ? std::make_shared<llm::tool_calls::ToolCallParser>(e.tool_format, random_id("call_", 16) + "_") : nullptr);
 
         std::vector<std::int32_t> prompt = std::move(request.context);  // generate's earlier turns first
-        const std::vector<std::int32_t> turn = prompt_tokens(c);
+        const std::vector<std::int32_t> turn = prompt_tokens(e, c);
         prompt.insert(prompt.end(), turn.begin(), turn.end());
-        fit_context(static_cast<std::int64_t>(prompt.size()), request, options_.ctx_size, c.generation.max_tokens);
+        fit_context(static_cast<std::int64_t>(prompt.size()), request, e.n_ctx, c.generation.max_tokens);
 
         auto stream = std::make_shared<RequestStream>();
         llm::Request job{prompt, c.generation, nullptr};
         if (c.stream) job.sink = [stream](std::string_view piece) { return stream->push_text(piece); };
-        const std::shared_ptr<llm::RequestHandle> handle = submit(std::move(job));
+        const std::shared_ptr<llm::RequestHandle> handle = submit(e, std::move(job));
         const double load_s = seconds_since(arrived);
         if (endpoint == OllamaEndpoint::Chat) prompt.clear();  // `context` is generate's
         if (c.stream) {
             auto context = std::make_shared<OllamaStream>(
-                OllamaStream{std::move(meta), arrived, load_s, stream, handle, &metrics_, answer, std::move(prompt)});
+                OllamaStream{std::move(meta), arrived, load_s, stream, handle, &metrics_, answer, std::move(prompt), lease});
             stream_ndjson(res, context);
             return;
         }
@@ -261,28 +266,49 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
     }
 }
 
-OllamaModelFacts Server::ollama_facts() const { return {with_tag(model_name_), options_.model, options_.ctx_size}; }
+namespace {
 
+OllamaModelFacts facts_of(const LoadedModel& e) { return {with_tag(e.name), e.path, e.n_ctx}; }
+
+}  // namespace
+
+// /api/tags: every model served, loaded or not (an unloaded one described from its GGUF header);
+// /api/ps: the loaded ones, with their context. keep_alive unloads nothing: --models-max and
+// --models-memory decide, so expires_at is far away.
 void Server::ollama_list(httplib::Response& res, bool running) const {
     try {
-        const LoadedModel& e = loaded_model();
-        json entry = ollama_model_entry(ollama_facts(), e.model);
-        if (running) {  // loaded for the server's lifetime: keep_alive does not unload it
-            entry["expires_at"] = "9999-12-31T23:59:59Z";
-            entry["size_vram"] = 0;
-            entry["context_length"] = options_.ctx_size;
+        json models = json::array();
+        for (const auto& status : registry_.statuses()) {
+            if (running && !status.model) continue;
+            if (status.model) {
+                json entry = ollama_model_entry(facts_of(*status.model), status.model->model.file());
+                if (running) {
+                    entry["expires_at"] = "9999-12-31T23:59:59Z";
+                    entry["size_vram"] = 0;
+                    entry["context_length"] = status.model->n_ctx;
+                }
+                models.push_back(std::move(entry));
+            } else {
+                const OllamaModelFacts facts{with_tag(status.source.id), status.source.path, 0};
+                try {
+                    models.push_back(ollama_model_entry(facts, gguf::GgufFile::open(status.source.path)));
+                } catch (const Error& error) {  // listed all the same: a request for it gets the load's error
+                    spdlog::warn("/api/tags: {}: {}", status.source.path, error.what());
+                }
+            }
         }
-        send_ollama(res, 200, {{"models", json::array({entry})}});
+        send_ollama(res, 200, {{"models", std::move(models)}});
     } catch (const ApiError& error) {
         send_ollama(res, error.status(), ollama_error(error.what()));
     }
 }
 
-void Server::ollama_describe(const httplib::Request& req, httplib::Response& res) const {
+void Server::ollama_describe(const httplib::Request& req, httplib::Response& res) {
     try {
         nlohmann::ordered_json body = parse_body(req.body);
         if (!body.contains("model") && body.contains("name")) body["model"] = body["name"];  // older clients send "name"
-        const LoadedModel& e = ollama_model(ollama_model_name(body));
+        const ModelLease lease = ollama_model(ollama_model_name(body));
+        const LoadedModel& e = *lease;
         bool verbose = false;
         if (const auto it = body.find("verbose"); it != body.end() && !it->is_null()) {
             if (!it->is_boolean()) throw invalid_request("'verbose' must be a boolean", "verbose");
@@ -291,7 +317,7 @@ void Server::ollama_describe(const httplib::Request& req, httplib::Response& res
         const std::string& chat_template = e.format.chat_template();
         std::vector<std::string> capabilities = {"completion", "tools"};
         if (template_thinks(chat_template)) capabilities.emplace_back("thinking");
-        send_ollama(res, 200, ollama_show(ollama_facts(), e.model, chat_template, capabilities, verbose));
+        send_ollama(res, 200, ollama_show(facts_of(e), e.model.file(), chat_template, capabilities, verbose));
     } catch (const ApiError& error) {
         send_ollama(res, error.status(), ollama_error(error.what()));
     }

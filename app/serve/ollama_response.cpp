@@ -1,5 +1,7 @@
 #include "app/serve/ollama_response.h"
 
+#include "core/gguf/metadata.h"
+
 #include "models/llm/quant_mixture.h"
 
 #include <fmt/chrono.h>
@@ -95,13 +97,15 @@ json value_json(const gguf::Value& value, bool arrays) {
         value.storage());
 }
 
-std::string architecture(const llm::Model& model) { return model.hparams().arch_name; }
+std::string architecture(const gguf::GgufFile& file) {
+    return gguf::Metadata(file).string("general.architecture");
+}
 
-json details(const llm::Model& model) {
-    const std::string arch = architecture(model);
+json details(const gguf::GgufFile& file) {
+    const std::string arch = architecture(file);
     return {{"parent_model", ""}, {"format", "gguf"}, {"family", arch}, {"families", json::array({arch})},
-            {"parameter_size", human_count(parameter_count(model.file()))},
-            {"quantization_level", quantization_level(model.file())}};
+            {"parameter_size", human_count(parameter_count(file))},
+            {"quantization_level", quantization_level(file)}};
 }
 
 // Not the sha256 Ollama's blobs are named by (hashing gigabytes on every /api/tags would be
@@ -149,7 +153,7 @@ json ollama_loaded(const OllamaMeta& meta) {
 
 json ollama_error(const std::string& message) { return {{"error", message}}; }
 
-json ollama_model_entry(const OllamaModelFacts& facts, const llm::Model& model) {
+json ollama_model_entry(const OllamaModelFacts& facts, const gguf::GgufFile& file) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const std::uintmax_t size = fs::file_size(facts.path, ec);
@@ -160,27 +164,27 @@ json ollama_model_entry(const OllamaModelFacts& facts, const llm::Model& model) 
             {"modified_at", rfc3339(modified)},
             {"size", ec ? 0 : size},
             {"digest", file_digest(facts.path, size, modified.time_since_epoch().count())},
-            {"details", details(model)}};
+            {"details", details(file)}};
 }
 
-json ollama_show(const OllamaModelFacts& facts, const llm::Model& model, std::string_view chat_template,
+json ollama_show(const OllamaModelFacts& facts, const gguf::GgufFile& file, std::string_view chat_template,
                  std::span<const std::string> capabilities, bool verbose) {
-    const std::string arch = architecture(model);
+    const std::string arch = architecture(file);
     json info = json::object();
-    for (const gguf::KeyValue& kv : model.file().metadata()) {
+    for (const gguf::KeyValue& kv : file.metadata()) {
         const bool wanted = kv.key.starts_with("general.") || kv.key.starts_with(arch + ".") || kv.key.starts_with("tokenizer.");
         if (wanted && kv.key != "tokenizer.chat_template") info[kv.key] = value_json(kv.value, verbose);
     }
-    if (!info.contains("general.parameter_count")) info["general.parameter_count"] = parameter_count(model.file());
+    if (!info.contains("general.parameter_count")) info["general.parameter_count"] = parameter_count(file);
     const std::string parameters = fmt::format("num_ctx {}", facts.ctx_size);
     return {{"license", ""},
             {"modelfile", fmt::format("# Modelfile of the model forge serves\nFROM {}\nPARAMETER {}\n", facts.path, parameters)},
             {"parameters", parameters},
             {"template", chat_template},
-            {"details", details(model)},
+            {"details", details(file)},
             {"model_info", info},
             {"capabilities", capabilities},
-            {"modified_at", ollama_model_entry(facts, model)["modified_at"]}};
+            {"modified_at", ollama_model_entry(facts, file)["modified_at"]}};
 }
 
 }  // namespace forge::app::serve

@@ -14,6 +14,7 @@
 #include "app/serve/ollama_request.h"
 #include "models/llm/chat_template/chat_template.h"
 #include "models/llm/generation_state.h"
+#include "core/gguf/gguf_file.h"
 #include "models/llm/model.h"
 
 #include <nlohmann/json.hpp>
@@ -65,13 +66,13 @@ nlohmann::ordered_json ollama_error(const std::string& message);
 struct OllamaModelFacts {
     std::string name;        // the name requests use
     std::string path;        // the GGUF file
-    std::int64_t ctx_size;   // positions per slot (--ctx-size)
+    std::int64_t ctx_size;   // positions per slot (-c, capped at the trained length); 0 while not loaded
 };
 // {"name", "model", "modified_at", "size", "digest", "details"}.
-nlohmann::ordered_json ollama_model_entry(const OllamaModelFacts& facts, const llm::Model& model);
+nlohmann::ordered_json ollama_model_entry(const OllamaModelFacts& facts, const gguf::GgufFile& file);
 // /api/show: modelfile, parameters, template, details, model_info (the GGUF's general.* and
 // {arch}.* keys; the tokenizer's arrays only when `verbose`), capabilities.
-nlohmann::ordered_json ollama_show(const OllamaModelFacts& facts, const llm::Model& model, std::string_view chat_template,
+nlohmann::ordered_json ollama_show(const OllamaModelFacts& facts, const gguf::GgufFile& file, std::string_view chat_template,
                            std::span<const std::string> capabilities, bool verbose);
 
 }  // namespace forge::app::serve

@@ -2,6 +2,7 @@
 #include "app/serve/api_error.h"
 #include "app/serve/chat_page.h"
 #include "app/serve/http_server.h"
+#include "app/serve/json_reply.h"
 #include "app/serve/ollama_response.h"
 #include "app/serve/openai_response.h"
 #include "app/serve/prompt_budget.h"
@@ -24,16 +25,6 @@ namespace {
 
 using nlohmann::json;
 
-void send_json(httplib::Response& res, int status, const json& body) {
-    res.status = status;
-    res.set_content(dump(body), "application/json");
-}
-
-void send_error(httplib::Response& res, const ApiError& error) {
-    if (error.status() == 503) res.set_header("Retry-After", "1");
-    send_json(res, error.status(), error.body());
-}
-
 // A refusal before any handler ran (no key, no route, a body too large) in the envelope of the
 // API the route belongs to: Ollama's clients show {"error": "..."}'s text, and would show
 // OpenAI's object as "[object Object]".
@@ -48,7 +39,7 @@ void send_refusal(const httplib::Request& req, httplib::Response& res, const Api
 bool is_public(const std::string& path) {
     static const std::set<std::string> kPublic = {"/",       "/health",  "/v1/health",  "/v1/models",
                                                   "/models", "/api/tags", "/api/version"};
-    return kPublic.contains(path);
+    return kPublic.contains(path) || path.starts_with("/v1/models/") || path.starts_with("/models/");
 }
 
 bool is_health(const std::string& path) { return path == "/health" || path == "/v1/health"; }
@@ -91,6 +82,7 @@ std::optional<ApiError> Server::admit(const httplib::Request& req) const {
                                          http_->limits().max_connections),
                         "unavailable_error", {}, "too_many_connections");
     }
+    if (CorsPolicy::is_preflight(req)) return std::nullopt;  // answered by the pre-routing handler: no key, no body
     if (!authorized(req)) return unauthorized();
     if (!http_->reserve_body(req)) {
         return ApiError(503, fmt::format("The server is busy: the request bodies it holds leave no room for this one "
@@ -104,6 +96,11 @@ void Server::add_routes() {
     HttpServer& http = *http_;
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
         const std::optional<ApiError> refusal = admit(req);
+        if (!refusal && CorsPolicy::is_preflight(req)) {
+            cors_.answer_preflight(req, res);
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        cors_.allow(req, res);  // every answer from here on, errors and streams too
         if (!refusal) return httplib::Server::HandlerResponse::Unhandled;
         send_refusal(req, res, *refusal);
         return httplib::Server::HandlerResponse::Handled;
@@ -136,6 +133,9 @@ void Server::add_routes() {
     http.Get("/v1/health", [this](const httplib::Request&, httplib::Response& res) { health(res); });
     http.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) { models(res); });
     http.Get("/models", [this](const httplib::Request&, httplib::Response& res) { models(res); });
+    for (const char* path : {R"(/v1/models/(.+))", R"(/models/(.+))"}) {
+        http.Get(path, [this](const httplib::Request& req, httplib::Response& res) { model(req, res); });
+    }
     http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) { metrics(res); });
     for (const char* path : {"/v1/chat/completions", "/chat/completions"}) {
         http.Post(path, [this](const httplib::Request& req, httplib::Response& res) { complete(req, res, Endpoint::ChatCompletions); });
@@ -149,6 +149,7 @@ void Server::add_routes() {
         });
     }
     add_ollama_routes();
+    add_utility_routes();
 }
 
 void Server::health(httplib::Response& res) const {
@@ -156,24 +157,57 @@ void Server::health(httplib::Response& res) const {
     send_json(res, 200, {{"status", "ok"}});
 }
 
-void Server::models(httplib::Response& res) const {
-    json model = {{"id", model_name_}, {"object", "model"}, {"created", started_}, {"owned_by", "forge"}};
-    if (ready_.load()) {
-        model["meta"] = {{"n_ctx", options_.ctx_size}, {"n_vocab", loaded_model_->model.hparams().n_vocab},
-                         {"architecture", loaded_model_->model.hparams().arch_name}};
+namespace {
+
+std::string_view state_name(ModelState state) {
+    switch (state) {
+        case ModelState::Loaded: return "loaded";
+        case ModelState::Loading: return "loading";
+        case ModelState::Unloaded: return "unloaded";
     }
-    send_json(res, 200, {{"object", "list"}, {"data", json::array({model})}});
+    return "unloaded";
+}
+
+// One model as OpenAI lists it, with llama-server's extras: `meta` while it is loaded, and
+// its router's `status` ({"value": "loaded" | "loading" | "unloaded"}, "failed": true after
+// a load that failed).
+json model_entry(const ModelRegistry<LoadedModel>::Status& status, std::int64_t created) {
+    json model = {{"id", status.source.id}, {"object", "model"}, {"created", created}, {"owned_by", "forge"}};
+    if (status.model) {
+        const auto& hparams = status.model->model.hparams();
+        model["meta"] = {{"n_ctx", status.model->n_ctx}, {"n_vocab", hparams.n_vocab}, {"architecture", hparams.arch_name}};
+    }
+    model["status"] = {{"value", state_name(status.state)}};
+    if (!status.failure.empty()) model["status"]["failed"] = true;
+    return model;
+}
+
+}  // namespace
+
+void Server::models(httplib::Response& res) const {
+    json data = json::array();
+    for (const auto& status : registry_.statuses()) data.push_back(model_entry(status, started_));
+    send_json(res, 200, {{"object", "list"}, {"data", data}});
+}
+
+// GET /v1/models/{id}: as OpenAI answers it; with one model only its own names, as listed.
+void Server::model(const httplib::Request& req, httplib::Response& res) const {
+    const std::string name = req.matches[1];
+    for (const auto& status : registry_.statuses()) {
+        if (status.source.answers_to(name)) return send_json(res, 200, model_entry(status, started_));
+    }
+    send_error(res, model_not_found(name));
 }
 
 void Server::metrics(httplib::Response& res) const {
     if (!options_.metrics) {
         return send_json(res, 501, error_body(501, "This server does not serve /metrics: start it with --metrics"));
     }
-    Load load;
-    load.slots = options_.parallel;
-    if (ready_.load()) {
-        load.running = loaded_model_->scheduler.running();
-        load.queued = loaded_model_->scheduler.queued();
+    Load load;  // summed over the models loaded
+    for (const auto& loaded : registry_.loaded()) {
+        load.slots += options_.parallel;
+        load.running += loaded->scheduler.running();
+        load.queued += loaded->scheduler.queued();
     }
     res.set_content(metrics_.prometheus(load), "text/plain; version=0.0.4");
 }
@@ -181,8 +215,7 @@ void Server::metrics(httplib::Response& res) const {
 // The prompt's tokens: the conversation through the chat template, or the completion prompt
 // as `forge chat --raw` tokenizes it (BOS where the file asks), or the ids as given. Text too
 // long to fit a slot whatever its tokens is refused before it is tokenized (prompt_budget.h).
-std::vector<std::int32_t> Server::prompt_tokens(const CompletionRequest& request) const {
-    const LoadedModel& e = loaded_model();
+std::vector<std::int32_t> Server::prompt_tokens(const LoadedModel& e, const CompletionRequest& request) const {
     if (request.endpoint == Endpoint::Completions && request.prompt_is_tokens) return request.prompt_tokens;
     std::string rendered;
     std::string_view text = request.prompt_text;
@@ -194,7 +227,7 @@ std::vector<std::int32_t> Server::prompt_tokens(const CompletionRequest& request
         }
         text = rendered;
     }
-    check_prompt_bytes(text.size(), options_.ctx_size, e.longest_token,
+    check_prompt_bytes(text.size(), e.n_ctx, e.longest_token,
                        request.endpoint == Endpoint::Completions ? "prompt" : "messages");
     return e.format.raw(text);
 }
@@ -212,22 +245,24 @@ llm::RequestResult Server::wait_for_answer(llm::RequestHandle& handle) const {
 
 void Server::complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
     try {
-        LoadedModel& e = loaded_model();
+        const nlohmann::ordered_json body = parse_body(req.body);
+        const ModelLease lease = model_for(body);
+        LoadedModel& e = *lease;
         const RequestLimits limits{e.format.tokenizer().n_vocab(), options_.n_predict, e.tool_format, &grammars_};
-        CompletionRequest request = parse_request(endpoint, parse_body(req.body), limits);
+        CompletionRequest request = parse_request(endpoint, body, limits);
         if (request.grammar)
             request.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(request.grammar, e.vocabulary);
         // Calls get ids "call_<random>_<index>", unique across requests.
         const auto tool_calls = request.parse_tool_calls
                                     ? std::make_shared<llm::tool_calls::ToolCallParser>(e.tool_format, random_id("call_", 16) + "_")
                                     : nullptr;
-        std::vector<std::int32_t> prompt = prompt_tokens(request);
+        std::vector<std::int32_t> prompt = prompt_tokens(e, request);
         const auto n_prompt = static_cast<std::int64_t>(prompt.size());
         if (n_prompt == 0) throw invalid_request("The prompt has no tokens", endpoint == Endpoint::Completions ? "prompt" : "messages");
-        if (n_prompt >= options_.ctx_size) {
+        if (n_prompt >= e.n_ctx) {
             throw invalid_request(fmt::format("This model's maximum context length is {} tokens. However, your {} resulted in {} "
                                               "tokens. Please reduce the length of the {}.",
-                                              options_.ctx_size, endpoint == Endpoint::Completions ? "prompt" : "messages", n_prompt,
+                                              e.n_ctx, endpoint == Endpoint::Completions ? "prompt" : "messages", n_prompt,
                                               endpoint == Endpoint::Completions ? "prompt" : "messages"),
                                   endpoint == Endpoint::Completions ? "prompt" : "messages", "context_length_exceeded");
         }
@@ -235,13 +270,14 @@ void Server::complete(const httplib::Request& req, httplib::Response& res, Endpo
         if (request.logprobs) request.generation.logprob_sink = [stream](const llm::TokenLogprob& t) { stream->push_logprob(t); };
         llm::Request job{std::move(prompt), request.generation, nullptr};
         if (request.stream) job.sink = [stream](std::string_view piece) { return stream->push_text(piece); };
-        const std::shared_ptr<llm::RequestHandle> handle = submit(std::move(job));
-        ResponseMeta meta = new_response_meta(endpoint, model_name_);
+        const std::shared_ptr<llm::RequestHandle> handle = submit(e, std::move(job));
+        ResponseMeta meta = new_response_meta(endpoint, e.name);
         if (request.stream) {
             auto context = std::make_shared<StreamContext>(StreamContext{std::move(meta), request.include_usage, request.logprobs,
                                                                          stream, handle, &e.format.tokenizer(), &metrics_, tool_calls});
             res.set_header("Cache-Control", "no-cache");
-            res.set_chunked_content_provider("text/event-stream", [context](std::size_t, httplib::DataSink& sink) {
+            // The stream holds the model's lease until it ends: the model stays loaded under it.
+            res.set_chunked_content_provider("text/event-stream", [context, lease](std::size_t, httplib::DataSink& sink) {
                 write_stream(*context, [&](std::string_view bytes) { return sink.write(bytes.data(), bytes.size()); },
                              [&] { return sink.is_writable(); });
                 sink.done();

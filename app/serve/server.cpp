@@ -1,5 +1,6 @@
 #include "app/serve/server.h"
 
+#include "app/context_size.h"
 #include "app/serve/api_error.h"
 #include "app/serve/http_server.h"
 #include "app/serve/prompt_budget.h"
@@ -12,7 +13,6 @@
 
 #include <chrono>
 #include <csignal>
-#include <filesystem>
 #include <string_view>
 #include <thread>
 
@@ -33,10 +33,10 @@ std::string_view wait_for_stop(SignalFlag& interrupt, SignalFlag& terminate, con
     }
 }
 
-llm::SchedulerOptions scheduler_options(const ServeOptions& o) {
+llm::SchedulerOptions scheduler_options(const ServeOptions& o, std::int64_t n_ctx) {
     llm::SchedulerOptions s;
     s.n_slots = o.parallel;
-    s.n_ctx = o.ctx_size;
+    s.n_ctx = n_ctx;
     s.max_queue = o.queue;
     s.kv_type = llm::kv_type_from_name(o.kv_type);
     return s;
@@ -53,34 +53,89 @@ HttpLimits http_limits(const ServeOptions& o) {
     return limits;
 }
 
+// The models to serve: the positional MODEL, the -m files, then --models-dir's.
+std::vector<ModelSource> model_sources(const ServeOptions& o) {
+    std::vector<std::string> files;
+    if (!o.model.empty()) files.push_back(o.model);
+    files.insert(files.end(), o.models.begin(), o.models.end());
+    std::vector<ModelSource> sources = find_model_sources(files, o.models_dir, o.alias);
+    for (const ModelSource& source : sources) {
+        check(o.models_memory_mib == 0 || source.bytes <= static_cast<std::uint64_t>(o.models_memory_mib) << 20,
+              "--models-memory {} MiB: model {} alone is {} MiB", o.models_memory_mib, source.path, (source.bytes + (1 << 20) - 1) >> 20);
+    }
+    return sources;
+}
+
+ResidencyLimits residency_limits(const ServeOptions& o) {
+    return {static_cast<std::size_t>(o.models_max), static_cast<std::uint64_t>(o.models_memory_mib) << 20};
+}
+
+// -c (or its default) for this model: capped at the length it was trained on (issue 29:
+// clients cannot see a warning that answers past it are garbage).
+std::int64_t slot_context(const ServeOptions& o, const llm::Model& model) {
+    return context_size(o.ctx_size_given ? std::optional(o.ctx_size) : std::nullopt, model.hparams().n_ctx_train, o.ctx_size,
+                        "-c", PastTrainedLength::Cap);
+}
+
 }  // namespace
 
-LoadedModel::LoadedModel(const ServeOptions& options)
-    : model(llm::Model::load(options.model)),
+LoadedModel::LoadedModel(const ModelSource& source, const ServeOptions& options)
+    : name(source.id),
+      path(source.path),
+      model(llm::Model::load(source.path)),
+      n_ctx(slot_context(options, model)),
       format(model),
-      scheduler(model, format.tokenizer(), scheduler_options(options)),
+      scheduler(model, format.tokenizer(), scheduler_options(options, n_ctx)),
       vocabulary(std::make_shared<const llm::grammar::VocabularyIndex>(format.tokenizer())),
       tool_format(llm::tool_calls::detect_tool_format(format.chat_template())),
       longest_token(longest_token_bytes(format.tokenizer())) {}
 
-Server::Server(ServeOptions options) : options_(std::move(options)), http_(std::make_unique<HttpServer>(http_limits(options_))) {
-    model_name_ = options_.alias.empty() ? std::filesystem::path(options_.model).filename().string() : options_.alias;
+Server::Server(ServeOptions options)
+    : options_(std::move(options)),
+      http_(std::make_unique<HttpServer>(http_limits(options_))),
+      registry_(model_sources(options_), residency_limits(options_), [this](const ModelSource& source) { return load(source); }),
+      cors_(options_.cors_origins) {
     started_ = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     add_routes();
 }
 
 Server::~Server() = default;
 
-LoadedModel& Server::loaded_model() const {
-    if (!ready_.load()) throw unavailable("Loading model");
-    return *loaded_model_;
+ModelLease Server::load(const ModelSource& source) const {
+    const auto start = Clock::now();
+    auto loaded = std::make_shared<LoadedModel>(source, options_);
+    loaded->scheduler.start();
+    spdlog::info("model loaded in {:.2f} s: {} ({}, {} layers, {} slots of {} tokens)",
+                 std::chrono::duration<double>(Clock::now() - start).count(), source.id, loaded->model.hparams().arch_name,
+                 loaded->model.hparams().n_layer, options_.parallel, loaded->n_ctx);
+    return loaded;
 }
 
-std::shared_ptr<llm::RequestHandle> Server::submit(llm::Request request) {
+ModelLease Server::model_for(const std::string& requested) {
+    if (!ready_.load()) throw unavailable("Loading model");
+    if (registry_.size() == 1) return registry_.acquire(0);  // one model: any name is that one, as in llama-server
+    if (requested.empty()) {
+        throw invalid_request(fmt::format("'model' is required: this server serves {} models (GET /v1/models lists them)",
+                                          registry_.size()),
+                              "model", "model_required");
+    }
+    const std::ptrdiff_t index = registry_.find(requested);
+    if (index < 0) throw model_not_found(requested);
+    return registry_.acquire(static_cast<std::size_t>(index));
+}
+
+ModelLease Server::model_for(const nlohmann::ordered_json& body) {
+    const auto field = body.is_object() ? body.find("model") : body.end();
+    if (field == body.end() || field->is_null()) return model_for(std::string());
+    if (!field->is_string()) throw invalid_request("'model' must be a string", "model");
+    return model_for(field->get<std::string>());
+}
+
+std::shared_ptr<llm::RequestHandle> Server::submit(LoadedModel& e, llm::Request request) {
     std::lock_guard lock(submit_mutex_);
     if (stopping_) throw unavailable("The server is shutting down");
     try {
-        return loaded_model_->scheduler.submit(std::move(request));
+        return e.scheduler.submit(std::move(request));
     } catch (const llm::QueueFull& e) {
         ApiError error(503, fmt::format("The server is busy: {}", e.what()), "unavailable_error", {}, "queue_full");
         throw error;
@@ -97,20 +152,20 @@ int Server::run() {
     ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
     const int port = http_->bind(options_.host, options_.port);
     check(port > 0, "cannot listen on {}:{} (in use, or not an address of this machine)", options_.host, options_.port);
-    spdlog::info("listening on http://{}:{} (model {}, {} slots of {} tokens, {} connections)", options_.host, port,
-                 options_.model, options_.parallel, options_.ctx_size, http_->limits().max_connections);
+    spdlog::info("listening on http://{}:{} ({} model{}, {} slots each, {} connections)", options_.host, port, registry_.size(),
+                 registry_.size() == 1 ? "" : "s", options_.parallel, http_->limits().max_connections);
     std::atomic<bool> listener_ended{false};
     std::thread listener([&] {
         http_->listen_after_bind();
         listener_ended.store(true);
     });
     try {
-        const auto load_start = Clock::now();
-        loaded_model_ = std::make_unique<LoadedModel>(options_);
-        loaded_model_->scheduler.start();
+        // One model is loaded now, as before (a file that does not load ends the server); many
+        // load on first use.
+        if (registry_.size() == 1) registry_.acquire(0);
         ready_.store(true);
-        spdlog::info("model loaded in {:.2f} s: {} ({}, {} layers); ready", std::chrono::duration<double>(Clock::now() - load_start).count(),
-                     model_name_, loaded_model_->model.hparams().arch_name, loaded_model_->model.hparams().n_layer);
+        spdlog::info("ready: {}", registry_.size() == 1 ? registry_.source(0).id
+                                                         : fmt::format("{} models, each loaded on first use", registry_.size()));
     } catch (...) {
         http_->stop();
         listener.join();
@@ -130,7 +185,7 @@ void Server::shutdown() {
         std::lock_guard lock(submit_mutex_);
         stopping_ = true;
     }
-    if (loaded_model_) loaded_model_->scheduler.stop();
+    for (const auto& loaded : registry_.close()) loaded->scheduler.stop();
     http_->stop();
 }
 

@@ -2,7 +2,14 @@
 //
 // Life of the process: listen first (GET /health answers 503 while the model loads), load the
 // model, start the scheduler, answer requests until SIGINT/SIGTERM, then stop taking requests,
-// end every running request (streams get an error event), and close.
+// end every running request (streams get an error event), and close. With many models
+// (--models-dir, several -m) none is loaded at startup: /health is ok once listening, and each
+// model loads on the first request that names it (model_registry.h).
+//
+// Every route that needs a model gets it with one call, model_for(name): the request's
+// `model` (a body field, or ?model= on a GET), a lease that keeps the model loaded until it
+// is dropped. A streamed response keeps its lease until the stream ends. With one model the
+// name is not checked (as llama-server does); with many, an unknown one is 404 model_not_found.
 //
 // Life of a request (app/serve/routes.cpp): check the key, parse and check the body
 // (openai_request.h), make the prompt's tokens and check they fit a slot, submit to the
@@ -10,8 +17,10 @@
 // or stream chunks as the scheduler hands out text (request_stream.h).
 #pragma once
 
+#include "app/serve/cors.h"
 #include "app/serve/grammar_cache.h"
 #include "app/serve/metrics.h"
+#include "app/serve/model_registry.h"
 #include "app/serve/options.h"
 #include "app/serve/openai_request.h"
 #include "models/llm/sequence_generator.h"
@@ -37,11 +46,14 @@ class HttpServer;
 enum class OllamaEndpoint;
 struct OllamaModelFacts;
 
-// What exists once the model is loaded: the model, its prompt format and scheduler, and what
-// structured output and tool calls need from it.
+// What exists once a model is loaded: the model, its prompt format and scheduler, and what
+// structured output and tool calls need from it. Made by the registry on a model's first use.
 struct LoadedModel {
-    explicit LoadedModel(const ServeOptions& options);
+    LoadedModel(const ModelSource& source, const ServeOptions& options);
+    std::string name;  // its id in the API
+    std::string path;
     llm::Model model;
+    std::int64_t n_ctx;  // positions per slot: -c (or its default), capped at the trained length
     llm::PromptFormat format;
     llm::Scheduler scheduler;
     // Structured output: the vocabulary as the grammar engine walks it (built once, shared by
@@ -50,6 +62,9 @@ struct LoadedModel {
     llm::tool_calls::ToolFormat tool_format;
     std::size_t longest_token;  // bytes of the longest vocabulary entry (prompt_budget.h)
 };
+
+// A request's hold on its model: the model stays loaded while a lease exists.
+using ModelLease = std::shared_ptr<LoadedModel>;
 
 class Server {
 public:
@@ -65,31 +80,43 @@ private:
     void add_routes();
     void health(httplib::Response& res) const;
     void models(httplib::Response& res) const;
+    void model(const httplib::Request& req, httplib::Response& res) const;
     void metrics(httplib::Response& res) const;
+    // llama-server's utility routes (utility_routes.cpp).
+    void add_utility_routes();
+    void tokenize(const httplib::Request& req, httplib::Response& res);
+    void detokenize(const httplib::Request& req, httplib::Response& res);
+    void apply_template(const httplib::Request& req, httplib::Response& res);
+    void props(const httplib::Request& req, httplib::Response& res);
+    void slots(const httplib::Request& req, httplib::Response& res);
     void complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint);
     bool authorized(const httplib::Request& req) const;
     // Before a body is read: only /health for a connection over the limit, the key, the body's
     // bytes in the budget. Returns the refusal to send, if any.
     std::optional<ApiError> admit(const httplib::Request& req) const;
 
-    LoadedModel& loaded_model() const;  // throws ApiError 503 while loading or stopping
+    // The model a request names (its `model`; with one model, that one whatever the name),
+    // loaded if it is not. Throws ApiError: 404 model_not_found, 400 when several are served
+    // and none is named, 503 while the server starts or stops or no model can make room.
+    ModelLease model_for(const std::string& requested);
+    ModelLease model_for(const nlohmann::ordered_json& body);  // its "model" field (400 if not a string)
+    ModelLease load(const ModelSource& source) const;  // the registry's loader
+    std::vector<std::int32_t> prompt_tokens(const LoadedModel& e, const CompletionRequest& request) const;
     // Ollama's API (app/serve/ollama_api.cpp).
     void add_ollama_routes();
     void ollama_answer(const httplib::Request& req, httplib::Response& res, OllamaEndpoint endpoint);
     void ollama_list(httplib::Response& res, bool running) const;
-    void ollama_describe(const httplib::Request& req, httplib::Response& res) const;
-    LoadedModel& ollama_model(const std::string& name) const;  // throws ApiError 404 for a name not served
-    OllamaModelFacts ollama_facts() const;
-    std::vector<std::int32_t> prompt_tokens(const CompletionRequest& request) const;
+    void ollama_describe(const httplib::Request& req, httplib::Response& res);
+    ModelLease ollama_model(const std::string& name);  // throws ApiError 404 for a name not served, as Ollama does
     llm::RequestResult wait_for_answer(llm::RequestHandle& handle) const;
-    std::shared_ptr<llm::RequestHandle> submit(llm::Request request);
+    std::shared_ptr<llm::RequestHandle> submit(LoadedModel& e, llm::Request request);
     void shutdown();
 
     ServeOptions options_;
-    std::string model_name_;
     std::int64_t started_ = 0;  // Unix seconds, for /v1/models
     std::unique_ptr<HttpServer> http_;
-    std::unique_ptr<LoadedModel> loaded_model_;
+    ModelRegistry<LoadedModel> registry_;
+    CorsPolicy cors_;
     std::atomic<bool> ready_{false};
     std::mutex submit_mutex_;  // a submit and the shutdown's stop never interleave
     bool stopping_ = false;

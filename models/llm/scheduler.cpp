@@ -117,19 +117,49 @@ void Scheduler::loop() {
         request->complete(std::move(result));
     }
     queue_.clear();
+    publish_slot_states();
 }
 
 bool Scheduler::step() {
     admit_waiting();
     fill_batch();
-    if (batch_.empty()) return false;
+    if (batch_.empty()) {
+        publish_slot_states();
+        return false;
+    }
     std::int64_t wanting = 0;
     for (const infer::BatchRow& row : batch_.rows()) wanting += row.wants_logits ? 1 : 0;
     const auto logits = std::span(logits_).first(sz(wanting * model_.hparams().n_vocab));
     forward_.run(batch_.rows(), cache_, logits);
     ++steps_;
     hand_out(logits);
+    publish_slot_states();
     return true;
+}
+
+// Written in place: a step allocates nothing in steady state (decode_alloc_test).
+void Scheduler::publish_slot_states() {
+    std::lock_guard lock(states_mutex_);
+    states_.resize(slots_.size());  // only the first time
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+        const Slot& slot = slots_[s];
+        SlotState state;
+        state.n_cached = static_cast<std::int64_t>(slot.tokens.size());
+        if (slot.request) {
+            const std::int64_t max_tokens = slot.request->request_.generation.max_tokens;
+            state.processing = true;
+            state.n_prompt = static_cast<std::int64_t>(slot.request->request_.prompt.size());
+            state.n_decoded = slot.generation->generated();
+            state.n_remain = max_tokens < 0 ? -1 : std::max<std::int64_t>(0, max_tokens - state.n_decoded);
+        }
+        states_[s] = state;
+    }
+}
+
+std::vector<SlotState> Scheduler::slot_states() const {
+    std::lock_guard lock(states_mutex_);
+    if (states_.empty()) return std::vector<SlotState>(slots_.size());  // before the first step: all idle
+    return states_;
 }
 
 // Waiting requests take the free slots in order of arrival; a cancelled one ends unrun.

@@ -84,6 +84,15 @@ private:
     RequestResult result_;
 };
 
+// One slot as the scheduler last left it (after its latest step): for a server's GET /slots.
+struct SlotState {
+    bool processing = false;      // a request holds the slot
+    std::int64_t n_prompt = 0;    // that request's prompt tokens
+    std::int64_t n_decoded = 0;   // tokens it has generated so far
+    std::int64_t n_remain = -1;   // tokens it may still generate (-1: until the end or the context is full)
+    std::int64_t n_cached = 0;    // tokens the slot's KV cache holds
+};
+
 // A submit refused because max_queue requests are already waiting.
 class QueueFull : public Error {
 public:
@@ -120,6 +129,8 @@ public:
     // The tokens a slot's KV cache holds (for tests and reports).
     const std::vector<std::int32_t>& slot_tokens(std::int64_t slot) const { return slots_.at(static_cast<std::size_t>(slot)).tokens; }
     std::int64_t steps() const { return steps_; }
+    // Every slot as of the latest step, readable from any thread.
+    std::vector<SlotState> slot_states() const;
 
 private:
     using Clock = std::chrono::steady_clock;
@@ -144,6 +155,7 @@ private:
     void advance(std::int64_t slot, std::span<const float> logits);
     void release(std::int64_t slot, std::optional<FinishReason> reason);
     void loop();
+    void publish_slot_states();
 
     const Model& model_;
     const Tokenizer& tokenizer_;
@@ -155,6 +167,8 @@ private:
     std::vector<Slot> slots_;
     std::int64_t steps_ = 0;
     std::atomic<std::int64_t> running_{0};
+    mutable std::mutex states_mutex_;
+    std::vector<SlotState> states_;  // what slot_states() reads: copied from slots_ after each step
 
     mutable std::mutex queue_mutex_;
     std::condition_variable queue_changed_;
