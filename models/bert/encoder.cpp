@@ -26,9 +26,11 @@ std::vector<float> Encoder::forward(std::span<const std::int32_t> tokens) const 
         frequencies.theta_base = h_.rope_base;
         infer::rope_angles_rows(positions, frequencies, half, cos, sin);
     }
+    // One scratch for every matrix of the pass (it holds a packing area per thread).
+    infer::ActivationScratch scratch(n, std::max(h_.n_embd, h_.n_ff));
     for (const BlockWeights& b : w_.blocks) {
-        attention_block(b, n, x, cos, sin);
-        feed_forward_block(b, n, x);
+        attention_block(b, n, x, cos, sin, scratch);
+        feed_forward_block(b, n, x, scratch);
     }
     return x;
 }
@@ -52,10 +54,9 @@ void Encoder::embed(std::span<const std::int32_t> tokens, std::span<float> x) co
 
 // x = LayerNorm(x + Wo · attention(q, k, v)).
 void Encoder::attention_block(const BlockWeights& b, std::int64_t n, std::span<float> x, std::span<const float> cos,
-                              std::span<const float> sin) const {
+                              std::span<const float> sin, infer::ActivationScratch& scratch) const {
     const std::int64_t e = h_.n_embd;
     const auto rows = sz(n * e);
-    infer::ActivationScratch scratch(n, std::max(e, h_.n_ff));
     std::vector<float> q(rows), k(rows), v(rows), attended(rows), out(rows);
     if (h_.arch == Arch::Bert) {
         const infer::LinearOutput qkv[] = {{&b.wq, q}, {&b.wk, k}, {&b.wv, v}};
@@ -82,9 +83,9 @@ void Encoder::attention_block(const BlockWeights& b, std::int64_t n, std::span<f
 }
 
 // x = LayerNorm(x + FFN(x)).
-void Encoder::feed_forward_block(const BlockWeights& b, std::int64_t n, std::span<float> x) const {
+void Encoder::feed_forward_block(const BlockWeights& b, std::int64_t n, std::span<float> x,
+                                 infer::ActivationScratch& scratch) const {
     const std::int64_t e = h_.n_embd, f = h_.n_ff;
-    infer::ActivationScratch scratch(n, std::max(e, f));
     std::vector<float> up(sz(n * f)), out(sz(n * e));
     if (h_.arch == Arch::Bert) {
         infer::linear(b.ffn_up, x, n, up, scratch);

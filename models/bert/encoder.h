@@ -10,6 +10,7 @@
 // Kernels only through core's inference front-end (core/infer).
 #pragma once
 
+#include "core/infer/linear.h"
 #include "models/bert/hparams.h"
 #include "models/bert/weights.h"
 
@@ -30,8 +31,9 @@ public:
 private:
     void embed(std::span<const std::int32_t> tokens, std::span<float> x) const;
     void attention_block(const BlockWeights& b, std::int64_t n, std::span<float> x, std::span<const float> cos,
-                         std::span<const float> sin) const;
-    void feed_forward_block(const BlockWeights& b, std::int64_t n, std::span<float> x) const;
+                         std::span<const float> sin, infer::ActivationScratch& scratch) const;
+    void feed_forward_block(const BlockWeights& b, std::int64_t n, std::span<float> x,
+                            infer::ActivationScratch& scratch) const;
 
     const Hparams& h_;
     const Weights& w_;
