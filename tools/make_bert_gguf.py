@@ -72,6 +72,8 @@ def main():
     ap.add_argument("--eps", type=float, default=1e-12)
     ap.add_argument("--rope-base", type=float, default=1000.0, help="nomic-bert")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dtype", choices=["f32", "f16", "q8_0"], default="f32",
+                    help="matrices and token_embd; norms, biases and the type / position tables stay f32")
     a = ap.parse_args()
     sys.path.insert(0, a.kit)
     import gguf_io as G
@@ -86,8 +88,8 @@ def main():
     arch, E, F, V = a.arch, a.n_embd, a.n_ff, len(tokens)
     w = G.GGUFWriter(a.out)
     w.add_string("general.architecture", arch)
-    w.add_string("general.name", f"random-{arch}-{a.pooling}-L{a.n_layer}-E{E}-s{a.seed}")
-    w.add_u32("general.file_type", 0)
+    w.add_string("general.name", f"random-{arch}-{a.pooling}-L{a.n_layer}-E{E}-s{a.seed}" + ("" if a.dtype == "f32" else f"-{a.dtype}"))
+    w.add_u32("general.file_type", {"f32": 0, "f16": 1, "q8_0": 7}[a.dtype])
     w.add_u32("general.alignment", G.DEFAULT_ALIGNMENT)
     w.add_u32(f"{arch}.context_length", a.ctx)
     w.add_u32(f"{arch}.embedding_length", E)
@@ -110,8 +112,15 @@ def main():
     w.add_u32("tokenizer.ggml.padding_token_id", 0)
     w.add_u32("tokenizer.ggml.mask_token_id", 103)
 
+    matrix_type = {"f32": G.GGML_F32, "f16": G.GGML_F16, "q8_0": G.GGML_Q8_0}[a.dtype]
+
+    # llama.cpp adds the token-type and position rows to f32 activations as they are stored, and
+    # the converter keeps them f32: only the matrices and token_embd take --dtype.
+    keep_f32 = ("token_types.weight", "position_embd.weight")
+
     def add(name, shape, gen):
-        w.add_tensor(name, list(reversed(shape)), G.GGML_F32, lambda: G.encode_tensor(gen(), G.GGML_F32))
+        gtype = matrix_type if len(shape) == 2 and name not in keep_f32 else G.GGML_F32
+        w.add_tensor(name, list(reversed(shape)), gtype, lambda: G.encode_tensor(gen(), gtype))
 
     def normal(name, shape, std):
         add(name, shape, lambda: rng_for(a.seed, name).standard_normal(shape, dtype=np.float32) * np.float32(std))

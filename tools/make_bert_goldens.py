@@ -32,6 +32,9 @@ MODELS = {
     "bert-cls": ["--arch", "bert", "--pooling", "cls", "--seed", "2"],
     "nomic-bert-mean": ["--arch", "nomic-bert", "--pooling", "mean", "--seed", "3"],
     "bert-rank": ["--arch", "bert", "--pooling", "rank", "--seed", "4"],
+    # The formats embedding GGUFs are downloaded in: every matrix and table f16, or Q8_0.
+    "bert-f16-mean": ["--arch", "bert", "--pooling", "mean", "--seed", "5", "--dtype", "f16"],
+    "nomic-bert-q8_0-mean": ["--arch", "nomic-bert", "--pooling", "mean", "--seed", "6", "--dtype", "q8_0"],
 }
 
 

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/gguf/tensor_loader.h"
+#include "core/quant/quantize.h"
 
 #include <fmt/format.h>
 
@@ -15,12 +16,11 @@ Norm load_norm(const gguf::TensorLoader& load, const std::string& prefix, std::i
     return {load.vector_f32(prefix + ".weight", n), load.vector_f32(prefix + ".bias", n)};
 }
 
-// A table read row by row as f32 ([rows, n_embd]).
+// A small table the encoder adds row by row ([rows, n_embd]), widened to f32 once when a
+// converter stored it as f16 or quantized it.
 Tensor load_table_f32(const gguf::TensorLoader& load, const std::string& name, std::int64_t rows, std::int64_t cols) {
-    Tensor table = load.raw(name, Shape{rows, cols});
-    check_format(table.dtype() == DType::F32, "{}: tensor '{}' must be f32, found {}", load.file().source(), name,
-                 dtype_name(table.dtype()));
-    return table;
+    const Tensor table = load.raw(name, Shape{rows, cols});
+    return table.dtype() == DType::F32 ? table : quant::dequantize(table);
 }
 
 BlockWeights load_block(const gguf::TensorLoader& load, const Hparams& h, std::int64_t layer) {

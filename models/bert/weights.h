@@ -31,8 +31,8 @@ struct BlockWeights {
 
 struct Weights {
     Tensor token_embd;      // [n_vocab, n_embd], any decodable dtype (rows decoded on lookup)
-    Tensor token_types;     // [n_token_types, n_embd] f32
-    Tensor position_embd;   // bert: [n_ctx, n_embd] f32; undefined for nomic-bert
+    Tensor token_types;     // [n_token_types, n_embd] f32 (widened at load if stored otherwise)
+    Tensor position_embd;   // bert: [n_ctx, n_embd] f32 (likewise); undefined for nomic-bert
     Norm embd_norm;         // token_embd_norm
     std::vector<BlockWeights> blocks;
     Linear cls, cls_output; // Pooling::Rank: the classifier head cls.* (tanh) and cls.output.*

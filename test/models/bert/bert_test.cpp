@@ -62,6 +62,12 @@ TEST(BertEmbedding, MeanPoolingMatchesLlamaCpp) { expect_vectors_match("bert-mea
 TEST(BertEmbedding, ClsPoolingMatchesLlamaCpp) { expect_vectors_match("bert-cls", 5e-6); }
 TEST(BertEmbedding, NomicBertMatchesLlamaCpp) { expect_vectors_match("nomic-bert-mean", 5e-7); }
 
+// Files as downloaded: f16 matrices (llama.cpp rounds the activations to f16 for them, forge
+// keeps f32) and Q8_0 (both quantize the activations to Q8_0, so one activation rounded the
+// other way moves a vector visibly). Measured worst 1 - cosine: 1.2e-7 and 4.8e-5.
+TEST(BertEmbedding, F16FileMatchesLlamaCpp) { expect_vectors_match("bert-f16-mean", 1.5e-6); }
+TEST(BertEmbedding, Q8_0FileMatchesLlamaCpp) { expect_vectors_match("nomic-bert-q8_0-mean", 5e-4); }
+
 TEST(BertEmbedding, ReportsItsShape) {
     const auto model = load_embedding_model(data_path("nomic-bert-mean.gguf"));
     EXPECT_EQ(model->pooling(), llm::Pooling::Mean);
