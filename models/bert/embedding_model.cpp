@@ -92,6 +92,17 @@ private:
 
 }  // namespace
 
+std::vector<std::int32_t> pair_tokens(const llm::Tokenizer& tokenizer, std::string_view query,
+                                      std::string_view document) {
+    const std::int32_t sep = tokenizer.vocab().special().sep;
+    check(sep >= 0, "rerank: the vocabulary has no [SEP] token to join a query and a document");
+    std::vector<std::int32_t> ids = tokenizer.encode(query, /*add_special=*/true, /*parse_special=*/false);
+    const std::vector<std::int32_t> doc = tokenizer.encode(document, /*add_special=*/false, /*parse_special=*/false);
+    ids.insert(ids.end(), doc.begin(), doc.end());
+    ids.push_back(sep);
+    return ids;
+}
+
 bool is_bert_architecture(const std::string& architecture) {
     return architecture == "bert" || architecture == "nomic-bert";
 }
