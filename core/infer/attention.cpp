@@ -141,4 +141,28 @@ void attention(const KvCache& cache, std::int64_t layer, std::span<const BatchRo
     });
 }
 
+void attention_bidirectional(std::span<const float> q, std::span<const float> k, std::span<const float> v,
+                             std::int64_t n, const AttentionHeads& h, std::span<float> out) {
+    const std::int64_t width = h.n_head * h.head_dim, kv_width = h.n_head_kv * h.head_dim;
+    const std::int64_t group = h.n_head / h.n_head_kv;
+    const auto dim = static_cast<std::size_t>(h.head_dim);
+    const auto group_values = static_cast<std::size_t>(group * h.head_dim);
+    const std::int64_t n_tasks = n * h.n_head_kv;  // (query row, kv head)
+    const int workers = static_cast<int>(std::min<std::int64_t>(ThreadPool::global().size(), n_tasks));
+    const auto scores_per_worker = static_cast<std::size_t>(group * n);
+    std::vector<float> scores(scores_per_worker * static_cast<std::size_t>(workers));
+    ThreadPool::global().run(workers, [&](std::int64_t worker) {
+        const auto own = std::span(scores).subspan(static_cast<std::size_t>(worker) * scores_per_worker, scores_per_worker);
+        for (std::int64_t task = worker; task < n_tasks; task += workers) {
+            const std::int64_t row = task / h.n_head_kv, kv_head = task % h.n_head_kv;
+            const auto at = static_cast<std::size_t>(row * width + kv_head * group * h.head_dim);
+            const auto head = static_cast<std::size_t>(kv_head * h.head_dim);
+            // Every row's keys from this head on: kv_dot_rows reads n rows kv_width apart.
+            const auto rows_from = static_cast<std::size_t>((n - 1) * kv_width) + dim;
+            attend_group(q.subspan(at, group_values), dim, k.subspan(head, rows_from), v.subspan(head, rows_from),
+                         static_cast<std::size_t>(kv_width), own, out.subspan(at, group_values));
+        }
+    });
+}
+
 }  // namespace forge::infer

@@ -48,4 +48,10 @@ private:
 void attention(const KvCache& cache, std::int64_t layer, std::span<const BatchRow> rows, const AttentionHeads& heads,
                std::span<float> q, std::span<float> out, AttentionScratch& scratch);
 
+// Bidirectional (encoder) attention over one whole input of n rows, no cache: q and out are
+// [n, n_head * head_dim], k and v [n, n_head_kv * head_dim], all f32; every query row sees every
+// row, weighted by softmax(q·k / sqrt(head_dim)). The same per-group math as attention() above.
+void attention_bidirectional(std::span<const float> q, std::span<const float> k, std::span<const float> v,
+                             std::int64_t n, const AttentionHeads& heads, std::span<float> out);
+
 }  // namespace forge::infer

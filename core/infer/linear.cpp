@@ -1,6 +1,7 @@
 #include "core/infer/linear.h"
 
 #include "core/error.h"
+#include "core/gguf/tensor_loader.h"
 #include "core/ops/matmul_tiling.h"
 #include "core/quant/block_types.h"
 #include "core/thread_pool.h"
@@ -263,6 +264,14 @@ void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const 
             if (o.layer->bias.defined()) add_bias(o.layer->bias, m, o.layer->n_out(), o.y.data());
         }
     }
+}
+
+Linear load_linear(const gguf::TensorLoader& load, const std::string& prefix, std::int64_t n_out, std::int64_t n_in,
+                   bool with_bias) {
+    Linear layer{load.matrix(prefix + ".weight", n_out, n_in), Tensor{}, nullptr};
+    layer.interleaved = InterleavedWeights::from(layer.weight, load.file().mapped());
+    if (with_bias) layer.bias = load.vector_f32(prefix + ".bias", n_out);
+    return layer;
 }
 
 }  // namespace forge::infer

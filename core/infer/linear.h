@@ -21,7 +21,12 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
+
+namespace forge::gguf {
+class TensorLoader;
+}
 
 namespace forge::infer {
 
@@ -36,6 +41,13 @@ struct Linear {
     std::int64_t n_out() const { return weight.size(0); }
     std::int64_t n_in() const { return weight.size(1); }
 };
+
+// The layer `prefix`.weight [n_out, n_in] (and `prefix`.bias [n_out], f32, when with_bias) of
+// a GGUF, with the interleaved copy where the build multiplies that layout. Nothing reads the
+// original again (a tied head's embedding rows come from the copy), so its pages are given
+// back: peak memory stays about one copy of the weights. Errors name the tensor.
+Linear load_linear(const gguf::TensorLoader& load, const std::string& prefix, std::int64_t n_out, std::int64_t n_in,
+                   bool with_bias);
 
 // The scratch memory of linear(), made once so that multiplying never allocates: room for the
 // quantized copy of up to `max_rows` activation rows of `max_width` values (block formats

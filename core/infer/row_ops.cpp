@@ -7,6 +7,8 @@
 #include "kernels/norm.h"
 #include "kernels/unary.h"
 
+#include <algorithm>
+
 namespace forge::infer {
 
 void rmsnorm_rows(std::span<const float> x, std::span<float> y, std::int64_t rows, std::int64_t width,
@@ -15,6 +17,25 @@ void rmsnorm_rows(std::span<const float> x, std::span<float> y, std::int64_t row
         for (std::int64_t r = begin; r < end; ++r) {
             kernels::active::rmsnorm(x.subspan(sz(r * width), sz(width)), weight, eps, y.subspan(sz(r * width), sz(width)));
         }
+    });
+}
+
+void layernorm_rows(std::span<const float> x, std::span<float> y, std::int64_t rows, std::int64_t width,
+                    std::span<const float> weight, std::span<const float> bias, float eps) {
+    ThreadPool::global().parallel_for(rows, 16, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t r = begin; r < end; ++r) {
+            kernels::active::layernorm(x.subspan(sz(r * width), sz(width)), weight, bias, eps,
+                                       y.subspan(sz(r * width), sz(width)));
+        }
+    });
+}
+
+void gelu_rows(std::span<float> x) {
+    constexpr std::int64_t kChunk = 4096;  // values per task: the split depends on the size only
+    const auto n = static_cast<std::int64_t>(x.size());
+    ThreadPool::global().parallel_for((n + kChunk - 1) / kChunk, 1, [&](std::int64_t begin, std::int64_t end) {
+        const auto part = x.subspan(sz(begin * kChunk), sz(std::min(end * kChunk, n) - begin * kChunk));
+        kernels::active::unary(kernels::UnaryOp::GeluTanh, part, part);
     });
 }
 

@@ -1,6 +1,6 @@
 // The row-wise operations of a transformer forward pass on raw row-major buffers, split over
-// the thread pool by rows (each row's result depends only on that row): RMSNorm, the residual
-// add, SwiGLU, and RoPE at each row's own position; and the element-wise add and multiply that
+// the thread pool by rows (each row's result depends only on that row): RMSNorm, LayerNorm, the
+// residual add, SwiGLU, GELU, and RoPE at each row's own position; and the element-wise add and multiply that
 // NAM's real-time models (models/nam) run on one row of a block at a time.
 #pragma once
 
@@ -21,6 +21,11 @@ using kernels::RopeMode;
 void rmsnorm_rows(std::span<const float> x, std::span<float> y, std::int64_t rows, std::int64_t width,
                   std::span<const float> weight, float eps);
 
+// y = layernorm(x) * weight + bias for each of `rows` rows of `width` values (in place when x
+// is y): the biased variance, as BERT and llama.cpp's LLM_NORM compute it.
+void layernorm_rows(std::span<const float> x, std::span<float> y, std::int64_t rows, std::int64_t width,
+                    std::span<const float> weight, std::span<const float> bias, float eps);
+
 // y += x, elementwise. Inline, as multiply_rows: NAM calls them once per row of a block.
 inline void add_rows(std::span<float> y, std::span<const float> x) {
     kernels::active::binary(kernels::BinaryOp::Add, y, x, y);
@@ -33,6 +38,10 @@ inline void multiply_rows(std::span<const float> a, std::span<const float> b, st
 
 // gate = silu(gate) * up for `rows` rows of `width` values.
 void swiglu_rows(std::span<float> gate, std::span<const float> up, std::int64_t rows, std::int64_t width);
+
+// x = gelu(x) in place, the tanh approximation (GPT-2's; what ggml_gelu computes and BERT's
+// feed-forward uses in llama.cpp), over every value of `x`.
+void gelu_rows(std::span<float> x);
 
 // The RoPE angles of each row's position: cos and sin [positions.size(), n_rot / 2], computed
 // once per forward pass (double-precision sin/cos per pair: more work than the rotations) and

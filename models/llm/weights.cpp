@@ -9,16 +9,7 @@ namespace forge::llm {
 
 namespace {
 
-// A linear layer's weight (and bias), with the interleaved copy where the build multiplies
-// that layout. Nothing reads the original again (a tied head's embedding rows come from the
-// copy), so its pages are given back: peak memory stays about one copy of the weights.
-Linear load_linear(const gguf::TensorLoader& load, const std::string& prefix, std::int64_t n_out, std::int64_t n_in,
-                   bool with_bias) {
-    Linear layer{load.matrix(prefix + ".weight", n_out, n_in), Tensor{}, nullptr};
-    layer.interleaved = infer::InterleavedWeights::from(layer.weight, load.file().mapped());
-    if (with_bias) layer.bias = load.vector_f32(prefix + ".bias", n_out);
-    return layer;
-}
+using infer::load_linear;
 
 BlockWeights load_block(const gguf::TensorLoader& load, const Hparams& h, std::int64_t layer) {
     const std::string p = fmt::format("blk.{}.", layer);

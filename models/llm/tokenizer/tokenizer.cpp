@@ -5,6 +5,7 @@
 #include "models/llm/tokenizer/byte_level.h"
 #include "models/llm/tokenizer/sentencepiece.h"
 #include "models/llm/tokenizer/special_split.h"
+#include "models/llm/tokenizer/wordpiece.h"
 
 #include <charconv>
 #include <variant>
@@ -23,6 +24,10 @@ public:
             bpe->encode(text, out);
             return;
         }
+        if (const auto* wordpiece = std::get_if<WordPieceTokenizer>(&impl_)) {
+            wordpiece->encode(text, out);
+            return;
+        }
         // SentencePiece: "▁" marks a word start, so a fragment that begins the text or follows
         // a special token gets a leading space (llama.cpp: add_space_prefix && is_prev_special).
         const auto& spm = std::get<SentencePieceTokenizer>(impl_);
@@ -34,12 +39,18 @@ public:
     }
 
 private:
-    static std::variant<BpeTokenizer, SentencePieceTokenizer> make(const Vocab& vocab) {
-        if (vocab.kind() == VocabKind::Bpe) return BpeTokenizer(vocab);
+    using Impl = std::variant<BpeTokenizer, SentencePieceTokenizer, WordPieceTokenizer>;
+
+    static Impl make(const Vocab& vocab) {
+        switch (vocab.kind()) {
+            case VocabKind::Bpe: return BpeTokenizer(vocab);
+            case VocabKind::SentencePiece: return SentencePieceTokenizer(vocab);
+            case VocabKind::WordPiece: return WordPieceTokenizer(vocab);
+        }
         return SentencePieceTokenizer(vocab);
     }
 
-    std::variant<BpeTokenizer, SentencePieceTokenizer> impl_;
+    Impl impl_;
 };
 
 Tokenizer Tokenizer::from_gguf(const gguf::GgufFile& file) { return Tokenizer(Vocab::from_gguf(file)); }
@@ -66,6 +77,10 @@ std::vector<std::int32_t> Tokenizer::encode(std::string_view text, bool add_spec
         }
     }
     if (add_special && vocab_->add_eos() && eos_id() >= 0) ids.push_back(eos_id());
+    // WordPiece closes with [SEP] (llama.cpp: the WPM branch of llama_tokenize).
+    if (add_special && vocab_->kind() == VocabKind::WordPiece && vocab_->special().sep >= 0) {
+        ids.push_back(vocab_->special().sep);
+    }
     return ids;
 }
 
@@ -87,6 +102,7 @@ std::string Tokenizer::token_to_piece(std::int32_t id, bool special) const {
             }
             return std::string();
         case TokenType::Normal:
+            // WordPiece marks a word start with "▁" as SentencePiece does.
             return vocab_->kind() == VocabKind::Bpe ? byte_level::decode(token.text) : unescape_whitespace(token.text);
         case TokenType::Undefined:
         case TokenType::Unused: return std::string();

@@ -4,6 +4,8 @@
 //   tokenizer.ggml.model = "gpt2"  -> byte-level BPE; tokenizer.ggml.pre picks the
 //                                    pre-tokenizer regex (gpt-2, llama-bpe, qwen2, default)
 //   tokenizer.ggml.model = "llama" -> SentencePiece (scores, <0xXX> byte fallback, "▁" spaces)
+//   tokenizer.ggml.model = "bert"  -> WordPiece (lowercased, accents stripped, longest match;
+//                                    add_special gives [CLS] ... [SEP])
 //
 // encode() first splits out special tokens (control and user-defined, longest first), then
 // runs the model on the text between them, exactly like llama_tokenize.
@@ -55,7 +57,7 @@ public:
     bool is_end_of_generation(std::int32_t id) const { return vocab_->is_end_of_generation(id); }
 
 private:
-    class Model;  // BPE or SentencePiece
+    class Model;  // BPE, SentencePiece or WordPiece
     // Both on the heap so that a moved Tokenizer keeps the model's pointer into the vocab valid.
     std::unique_ptr<const Vocab> vocab_;
     std::unique_ptr<const Model> model_;

@@ -66,8 +66,12 @@ Vocab Vocab::from_gguf(const gguf::GgufFile& file) {
     } else if (model == "llama") {
         kind = VocabKind::SentencePiece;
         special.unk = 0, special.bos = 1, special.eos = 2;
+    } else if (model == "bert") {
+        // llama.cpp's defaults for a WordPiece vocabulary: the ids of BERT's vocab.txt.
+        kind = VocabKind::WordPiece;
+        special.pad = 0, special.unk = 100, special.bos = 101, special.sep = 102;
     } else {
-        fail_format("{}: tokenizer.ggml.model = '{}' is not supported (gpt2 or llama)", file.source(), model);
+        fail_format("{}: tokenizer.ggml.model = '{}' is not supported (gpt2, llama or bert)", file.source(), model);
     }
     const std::string pre = kind == VocabKind::Bpe ? meta.string_or("tokenizer.ggml.pre", "default") : "default";
     auto tokens = read_tokens(meta);
@@ -82,11 +86,14 @@ Vocab Vocab::from_gguf(const gguf::GgufFile& file) {
     id_key("tokenizer.ggml.eot_token_id", special.eot);
     id_key("tokenizer.ggml.unknown_token_id", special.unk);
     id_key("tokenizer.ggml.padding_token_id", special.pad);
+    id_key("tokenizer.ggml.seperator_token_id", special.sep);  // sic: llama.cpp's spelling
 
     // Family defaults first (llama.cpp: SentencePiece adds BOS, Llama 3's BPE too), then the
     // file's explicit switches win.
     const bool llama3 = pre == "llama3" || pre == "llama-v3" || pre == "llama-bpe";
-    const bool add_bos = meta.boolean_or("tokenizer.ggml.add_bos_token", kind == VocabKind::SentencePiece || llama3);
+    // WordPiece always opens with [CLS] (llama.cpp's WPM branch does not read the switch).
+    const bool add_bos = kind == VocabKind::WordPiece ||
+                         meta.boolean_or("tokenizer.ggml.add_bos_token", kind == VocabKind::SentencePiece || llama3);
     const bool add_eos = meta.boolean_or("tokenizer.ggml.add_eos_token", false);
     const bool add_space_prefix =
         meta.boolean_or("tokenizer.ggml.add_space_prefix", kind == VocabKind::SentencePiece);
@@ -112,7 +119,7 @@ void Vocab::index() {
         if (tokens_[id].text.empty()) tokens_[id].text = fmt::format("[EMPTY_{}]", id);  // as llama.cpp
         ids_[tokens_[id].text] = id;  // a duplicated text maps to its last id, as in llama.cpp
     }
-    for (std::int32_t* id : {&special_.bos, &special_.eos, &special_.eot, &special_.unk, &special_.pad}) {
+    for (std::int32_t* id : {&special_.bos, &special_.eos, &special_.eot, &special_.unk, &special_.pad, &special_.sep}) {
         if (*id >= n) *id = -1;
     }
     mark_end_of_generation();

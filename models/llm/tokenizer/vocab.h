@@ -1,6 +1,6 @@
 // A tokenizer vocabulary as GGUF stores it (tokenizer.ggml.*): token texts, scores and
 // types, BPE merges, the special token ids and the add_bos / add_eos switches. Pure data plus
-// lookups; the algorithms live in bpe.h and sentencepiece.h.
+// lookups; the algorithms live in bpe.h, sentencepiece.h and wordpiece.h.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,7 @@ enum class TokenType : std::int32_t {
     Undefined = 0, Normal = 1, Unknown = 2, Control = 3, UserDefined = 4, Unused = 5, Byte = 6,
 };
 
-enum class VocabKind { Bpe, SentencePiece };
+enum class VocabKind { Bpe, SentencePiece, WordPiece };
 
 struct TokenData {
     std::string text;
@@ -31,6 +31,7 @@ struct TokenData {
 
 struct SpecialIds {
     std::int32_t bos = -1, eos = -1, eot = -1, unk = -1, pad = -1;
+    std::int32_t sep = -1;  // WordPiece's [SEP], appended after the text (bos is its [CLS])
 };
 
 class Vocab {

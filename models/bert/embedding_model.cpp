@@ -1,0 +1,114 @@
+#include "models/bert/embedding_model.h"
+
+#include "core/checked_math.h"
+#include "core/error.h"
+#include "core/gguf/gguf_file.h"
+#include "core/infer/activation.h"
+#include "core/infer/linear.h"
+#include "core/infer/row_ops.h"
+#include "models/bert/encoder.h"
+#include "models/bert/hparams.h"
+#include "models/bert/weights.h"
+
+#include <algorithm>
+
+namespace forge::bert {
+
+namespace {
+
+class BertEmbeddingModel final : public llm::EmbeddingModel {
+public:
+    explicit BertEmbeddingModel(gguf::GgufFile file)
+        : file_(std::move(file)),
+          hparams_(read_hparams(file_)),
+          tokenizer_(llm::Tokenizer::from_gguf(file_)),
+          weights_(load_weights(file_, hparams_)),
+          encoder_(hparams_, weights_) {
+        check_format(tokenizer_.n_vocab() == hparams_.n_vocab, "{}: {} tokens for a {}-row token_embd",
+                     file_.source(), tokenizer_.n_vocab(), hparams_.n_vocab);
+    }
+
+    const llm::Tokenizer& tokenizer() const override { return tokenizer_; }
+    llm::Pooling pooling() const override { return hparams_.pooling; }
+    std::int64_t n_embd() const override { return hparams_.n_embd; }
+    std::int64_t n_ctx() const override { return hparams_.n_ctx; }
+
+    std::vector<float> embed(std::span<const std::int32_t> tokens) override {
+        check(!tokens.empty(), "embed: no tokens");
+        check(static_cast<std::int64_t>(tokens.size()) <= hparams_.n_ctx, "embed: {} tokens, more than the model's "
+              "context of {}", tokens.size(), hparams_.n_ctx);
+        for (const std::int32_t id : tokens) {
+            check(id >= 0 && id < hparams_.n_vocab, "embed: token id {} is out of range (vocabulary has {} tokens)", id,
+                  hparams_.n_vocab);
+        }
+        std::vector<float> hidden = encoder_.forward(tokens);
+        return pool(hidden, static_cast<std::int64_t>(tokens.size()));
+    }
+
+private:
+    // llama.cpp's build_pooling: the mean of every token's vector, the first ([CLS]) token's,
+    // or that one through the classifier head.
+    std::vector<float> pool(std::vector<float>& hidden, std::int64_t n) const {
+        const auto e = sz(hparams_.n_embd);
+        switch (hparams_.pooling) {
+            case llm::Pooling::None: return hidden;
+            case llm::Pooling::Mean: {
+                std::vector<float> mean(e, 0.0f);
+                for (std::int64_t i = 0; i < n; ++i) infer::add_rows(mean, std::span(hidden).subspan(sz(i) * e, e));
+                const float inverse = 1.0f / static_cast<float>(n);
+                infer::multiply_rows(mean, std::span(&inverse, 1), mean);
+                return mean;
+            }
+            case llm::Pooling::Cls:
+            case llm::Pooling::Last:  // refused by read_hparams
+                hidden.resize(e);
+                return hidden;
+            case llm::Pooling::Rank: return rank_score(std::span(hidden).first(e));
+        }
+        return hidden;
+    }
+
+    // score = cls.output · tanh(cls · h_cls + b) + b_out (the head of a cross-encoder).
+    std::vector<float> rank_score(std::span<const float> cls_row) const {
+        infer::ActivationScratch scratch(1, hparams_.n_embd);
+        std::vector<float> pooled(cls_row.begin(), cls_row.end());
+        if (weights_.cls.weight.defined()) {
+            std::vector<float> projected(pooled.size());
+            infer::linear(weights_.cls, pooled, 1, projected, scratch);
+            infer::activate(infer::UnaryOp::Tanh, {}, projected);
+            pooled.swap(projected);
+        }
+        std::vector<float> score(1);
+        infer::linear(weights_.cls_output, pooled, 1, score, scratch);
+        return score;
+    }
+
+    gguf::GgufFile file_;
+    Hparams hparams_;
+    llm::Tokenizer tokenizer_;
+    Weights weights_;
+    Encoder encoder_;
+};
+
+}  // namespace
+
+std::vector<std::int32_t> pair_tokens(const llm::Tokenizer& tokenizer, std::string_view query,
+                                      std::string_view document) {
+    const std::int32_t sep = tokenizer.vocab().special().sep;
+    check(sep >= 0, "rerank: the vocabulary has no [SEP] token to join a query and a document");
+    std::vector<std::int32_t> ids = tokenizer.encode(query, /*add_special=*/true, /*parse_special=*/false);
+    const std::vector<std::int32_t> doc = tokenizer.encode(document, /*add_special=*/false, /*parse_special=*/false);
+    ids.insert(ids.end(), doc.begin(), doc.end());
+    ids.push_back(sep);
+    return ids;
+}
+
+bool is_bert_architecture(const std::string& architecture) {
+    return architecture == "bert" || architecture == "nomic-bert";
+}
+
+std::unique_ptr<llm::EmbeddingModel> load_embedding_model(const std::string& path) {
+    return std::make_unique<BertEmbeddingModel>(gguf::GgufFile::open(path));
+}
+
+}  // namespace forge::bert
