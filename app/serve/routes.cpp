@@ -1,6 +1,7 @@
 // The HTTP routes of `forge serve` (see server.h for the life of a request).
 #include "app/serve/api_error.h"
 #include "app/serve/chat_page.h"
+#include "app/serve/http_reply.h"
 #include "app/serve/http_server.h"
 #include "app/serve/openai_response.h"
 #include "app/serve/prompt_budget.h"
@@ -22,16 +23,6 @@ namespace forge::app::serve {
 namespace {
 
 using nlohmann::json;
-
-void send_json(httplib::Response& res, int status, const json& body) {
-    res.status = status;
-    res.set_content(dump(body), "application/json");
-}
-
-void send_error(httplib::Response& res, const ApiError& error) {
-    if (error.status() == 503) res.set_header("Retry-After", "1");
-    send_json(res, error.status(), error.body());
-}
 
 // Routes that answer without a key, as llama-server's do: the health check, the model list and
 // the chat page (which asks for the key itself).
@@ -132,6 +123,8 @@ void Server::add_routes() {
     for (const char* path : {"/v1/completions", "/completions"}) {
         http.Post(path, [this](const httplib::Request& req, httplib::Response& res) { complete(req, res, Endpoint::Completions); });
     }
+    add_responses_routes();
+    add_anthropic_routes();
     if (options_.webui) {
         http.Get("/", [](const httplib::Request&, httplib::Response& res) {
             res.set_content(std::string(chat_page()), "text/html; charset=utf-8");
@@ -187,75 +180,24 @@ std::vector<std::int32_t> Server::prompt_tokens(const CompletionRequest& request
     return e.format.raw(text);
 }
 
-// A non-streamed answer, unless the client leaves first: then the request is cancelled, as a
-// stream's is, instead of holding its slot until max_tokens.
-llm::RequestResult Server::wait_for_answer(llm::RequestHandle& handle) const {
-    using namespace std::chrono_literals;
-    const int socket = HttpServer::connection().socket;
-    while (!handle.wait_for(10ms)) {
-        if (peer_closed(socket)) handle.cancel();
-    }
-    return handle.wait();
-}
-
 void Server::complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
     try {
         LoadedModel& e = loaded_model();
-        const RequestLimits limits{e.format.tokenizer().n_vocab(), options_.n_predict, e.tool_format, &grammars_};
-        CompletionRequest request = parse_request(endpoint, parse_body(req.body), limits);
-        if (request.grammar)
-            request.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(request.grammar, e.vocabulary);
-        // Calls get ids "call_<random>_<index>", unique across requests.
-        const auto tool_calls = request.parse_tool_calls
-                                    ? std::make_shared<llm::tool_calls::ToolCallParser>(e.tool_format, random_id("call_", 16) + "_")
-                                    : nullptr;
-        std::vector<std::int32_t> prompt = prompt_tokens(request);
-        const auto n_prompt = static_cast<std::int64_t>(prompt.size());
-        if (n_prompt == 0) throw invalid_request("The prompt has no tokens", endpoint == Endpoint::Completions ? "prompt" : "messages");
-        if (n_prompt >= options_.ctx_size) {
-            throw invalid_request(fmt::format("This model's maximum context length is {} tokens. However, your {} resulted in {} "
-                                              "tokens. Please reduce the length of the {}.",
-                                              options_.ctx_size, endpoint == Endpoint::Completions ? "prompt" : "messages", n_prompt,
-                                              endpoint == Endpoint::Completions ? "prompt" : "messages"),
-                                  endpoint == Endpoint::Completions ? "prompt" : "messages", "context_length_exceeded");
-        }
-        auto stream = std::make_shared<RequestStream>();
-        if (request.logprobs) request.generation.logprob_sink = [stream](const llm::TokenLogprob& t) { stream->push_logprob(t); };
-        llm::Request job{std::move(prompt), request.generation, nullptr};
-        if (request.stream) job.sink = [stream](std::string_view piece) { return stream->push_text(piece); };
-        const std::shared_ptr<llm::RequestHandle> handle = submit(std::move(job));
+        CompletionRequest request = parse_request(endpoint, parse_body(req.body), request_limits(e));
+        const RunningRequest running = start(e, request, "call_");
         ResponseMeta meta = new_response_meta(endpoint, model_name_);
-        if (request.stream) {
-            auto context = std::make_shared<StreamContext>(StreamContext{std::move(meta), request.include_usage, request.logprobs,
-                                                                         stream, handle, &e.format.tokenizer(), &metrics_, tool_calls});
-            res.set_header("Cache-Control", "no-cache");
-            res.set_chunked_content_provider("text/event-stream", [context](std::size_t, httplib::DataSink& sink) {
-                write_stream(*context, [&](std::string_view bytes) { return sink.write(bytes.data(), bytes.size()); },
-                             [&] { return sink.is_writable(); });
-                sink.done();
-                return true;
-            },
-            // Called however the response ends, also when httplib never got to the provider
-            // (the client left during the headers): the request must not run on unread.
-            [context](bool) {
-                context->stream->client_gone();
-                context->handle->cancel();
-            });
-            return;
+        if (request.stream)
+            return stream_events(res, running, make_chunk_writer(std::move(meta), request.include_usage, request.logprobs, e.format.tokenizer()));
+        const std::optional<llm::RequestResult> result = wait_for_result(running);
+        if (!result) return;  // the client is gone, nobody to answer
+        const RequestStream::Output logprobs = running.stream->take(std::chrono::milliseconds(0));
+        Answer answer{result->text, result->stats, logprobs.logprobs, request.logprobs, std::nullopt, {}};
+        if (running.tool_calls) {  // split the text into content and calls
+            answer.text = running.tool_calls->push(result->text).content;
+            answer.text += running.tool_calls->finish().content;
+            answer.tool_calls = running.tool_calls->calls();
         }
-        const llm::RequestResult result = wait_for_answer(*handle);
-        metrics_.record_finished(result.stats);
-        if (handle->cancelled()) return;  // only wait_for_answer cancels: the client is gone, nobody to answer
-        if (!result.error.empty()) throw invalid_request(result.error);
-        if (result.stats.finish == llm::FinishReason::Cancelled) throw unavailable("The server is shutting down");
-        const RequestStream::Output logprobs = stream->take(std::chrono::milliseconds(0));
-        Answer answer{result.text, result.stats, logprobs.logprobs, request.logprobs, std::nullopt, {}};
-        if (tool_calls) {  // split the text into content and calls
-            answer.text = tool_calls->push(result.text).content;
-            answer.text += tool_calls->finish().content;
-            answer.tool_calls = tool_calls->calls();
-        }
-        if (request.return_tokens) answer.tokens = std::span<const std::int32_t>(result.tokens);
+        if (request.return_tokens) answer.tokens = std::span<const std::int32_t>(result->tokens);
         send_json(res, 200, full_response(meta, answer, e.format.tokenizer()));
     } catch (const ApiError& error) {
         metrics_.record_rejected();
