@@ -30,11 +30,11 @@ ordered message_item(const ordered& item, const std::string& at) {
 // A call the model made earlier: joins the assistant turn it belongs to (the previous message
 // when that is the assistant's), as chat's tool_calls.
 void append_call(const ordered& item, const std::string& at, ordered& messages) {
+    const std::string id = string_member(item, at, "call_id", true);
+    const std::string name = string_member(item, at, "name", true);
     const std::string arguments = string_member(item, at, "arguments", true);
     if (!ordered::accept(arguments)) throw invalid_request(fmt::format("'{}.arguments' is not valid JSON", at), at + ".arguments");
-    const ordered call = {{"id", string_member(item, at, "call_id", true)},
-                          {"type", "function"},
-                          {"function", {{"name", string_member(item, at, "name", true)}, {"arguments", arguments}}}};
+    const ordered call = {{"id", id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", arguments}}}};
     if (messages.empty() || messages.back()["role"] != "assistant") messages.push_back({{"role", "assistant"}, {"content", ""}});
     ordered& turn = messages.back();
     if (!turn.contains("tool_calls")) turn["tool_calls"] = ordered::array();

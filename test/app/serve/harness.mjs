@@ -83,3 +83,17 @@ export async function eventually(predicate, ms = 10000) {
     }
     return false;
 }
+
+// POST `body` and read a stream of named Server-Sent Events ("event: NAME\ndata: JSON", as the
+// Responses and Anthropic APIs send them): {status, headers, events: [{event, data}], raw}.
+export async function postNamedEvents(url, body, headers = {}) {
+    const r = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json", ...headers}, body: JSON.stringify(body)});
+    const raw = await r.text();
+    const events = [];
+    for (const block of raw.split("\n\n")) {
+        const name = block.match(/^event: (.*)$/m);
+        const data = block.match(/^data: (.*)$/m);
+        if (name && data) events.push({event: name[1], data: JSON.parse(data[1])});
+    }
+    return {status: r.status, headers: r.headers, events, raw};
+}
