@@ -22,7 +22,6 @@ using ordered = nlohmann::ordered_json;
 // of the user's text (Anthropic puts them first in the turn); an assistant's tool_use blocks
 // become its tool_calls.
 void append_message(const ordered& m, const std::string& at, ordered& messages) {
-    if (!m.is_object()) throw not_a(at, "an object");
     const std::string role = string_member(m, at, "role", true);
     if (role != "user" && role != "assistant")
         throw invalid_request(fmt::format("'{}.role' must be user or assistant; got '{}'", at, role), at + ".role");
@@ -35,10 +34,7 @@ void append_message(const ordered& m, const std::string& at, ordered& messages) 
     std::string text;
     ordered calls = ordered::array();
     ordered results = ordered::array();
-    for (std::size_t j = 0; j < content.size(); ++j) {
-        const std::string block = fmt::format("{}.content[{}]", at, j);
-        const ordered& b = content[j];
-        if (!b.is_object()) throw not_a(block, "an object");
+    for_each_object(content, at + ".content", [&](const ordered& b, const std::string& block) {
         const std::string type = string_member(b, block, "type", true);
         if (type == "text") {
             text += string_member(b, block, "text", true);
@@ -57,7 +53,7 @@ void append_message(const ordered& m, const std::string& at, ordered& messages) 
         } else if (type != "thinking" && type != "redacted_thinking") {  // earlier thinking: templates drop it anyway
             throw not_supported(block + ".type", fmt::format("content blocks of type '{}' in a {} message", type, role));
         }
-    }
+    });
     messages.insert(messages.end(), results.begin(), results.end());
     if (!text.empty() || results.empty() || !calls.empty()) {
         ordered turn = {{"role", role}, {"content", text}};
@@ -69,16 +65,14 @@ void append_message(const ordered& m, const std::string& at, ordered& messages) 
 ordered chat_tools(const ordered& tools) {
     if (!tools.is_array()) throw not_a("tools", "an array of tools");
     ordered out = ordered::array();
-    for (std::size_t i = 0; i < tools.size(); ++i) {
-        const std::string at = fmt::format("tools[{}]", i);
-        if (!tools[i].is_object()) throw not_a(at, "an object");
-        if (const std::string type = string_member(tools[i], at, "type", false); !type.empty() && type != "custom")
+    for_each_object(tools, "tools", [&](const ordered& tool, const std::string& at) {
+        if (const std::string type = string_member(tool, at, "type", false); !type.empty() && type != "custom")
             throw not_supported(at + ".type", fmt::format("server tools ('{}'); only client tools with an input_schema", type));
-        ordered function = {{"name", string_member(tools[i], at, "name", true)}};
-        if (const ordered* description = member(tools[i], "description")) function["description"] = *description;
-        function["parameters"] = required_member(tools[i], at, "input_schema");
+        ordered function = {{"name", string_member(tool, at, "name", true)}};
+        copy_members(tool, function, {"description"});
+        function["parameters"] = required_member(tool, at, "input_schema");
         out.push_back({{"type", "function"}, {"function", function}});
-    }
+    });
     return out;
 }
 
@@ -128,7 +122,7 @@ ordered translate_messages_request(const ordered& body, bool count_only) {
     if (const ordered* system = member(body, "system")) messages.push_back({{"role", "system"}, {"content", text_parts(*system, "system", {"text"})}});
     const ordered& list = required_member(body, "", "messages");
     if (!list.is_array() || list.empty()) throw not_a("messages", "a non-empty array");
-    for (std::size_t i = 0; i < list.size(); ++i) append_message(list[i], fmt::format("messages[{}]", i), messages);
+    for_each_object(list, "messages", [&](const ordered& m, const std::string& at) { append_message(m, at, messages); });
 
     ordered chat = {{"messages", messages}};
     if (!count_only) {
@@ -156,15 +150,13 @@ ordered translate_messages_request(const ordered& body, bool count_only) {
 }
 
 ApiError in_anthropic_terms(const ApiError& error) {
-    static constexpr std::array<FieldName, 6> kNames{{
+    static constexpr std::array<FieldName, 4> kNames{{
         {R"(tools\[(\d+)\]\.function\.parameters)", "tools[$1].input_schema"},
-        {R"(tools\[(\d+)\]\.function)", "tools[$1]"},
-        {R"(tool_choice\.function)", "tool_choice"},
         {R"('stop)", "'stop_sequences"},
         {R"(^stop)", "stop_sequences"},
         {R"(messages\[\d+\])", "messages"},
     }};
-    return renamed(error, kNames);
+    return renamed(renamed(error, kNames), kFlatToolNames);
 }
 
 json anthropic_error_body(const ApiError& error) {

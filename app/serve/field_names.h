@@ -6,6 +6,7 @@
 
 #include "app/serve/api_error.h"
 
+#include <array>
 #include <span>
 #include <string>
 
@@ -17,6 +18,13 @@ struct FieldName {
     const char* chat;
     const char* client;
 };
+
+// Chat's tools nest the function ("tools[0].function.name", "tool_choice.function.name"); the
+// Responses and Anthropic APIs' tools are flat ("tools[0].name", "tool_choice.name").
+inline constexpr std::array<FieldName, 2> kFlatToolNames{{
+    {R"(tools\[(\d+)\]\.function)", "tools[$1]"},
+    {R"(tool_choice\.function)", "tool_choice"},
+}};
 
 // `error` with every chat field renamed, first match of `names` first.
 ApiError renamed(const ApiError& error, std::span<const FieldName> names);

@@ -29,18 +29,24 @@ std::string string_member(const json& object, const std::string& at, const char*
     return value->get<std::string>();
 }
 
+void for_each_object(const json& list, const std::string& at, const std::function<void(const json& item, const std::string& path)>& visit) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string path = fmt::format("{}[{}]", at, i);
+        if (!list[i].is_object()) throw not_a(path, "an object");
+        visit(list[i], path);
+    }
+}
+
 std::string text_parts(const json& content, const std::string& at, std::initializer_list<std::string_view> types) {
     if (content.is_string()) return content.get<std::string>();
     if (!content.is_array()) throw not_a(at, fmt::format("a string or an array of {} parts", fmt::join(types, " / ")).c_str());
     std::string text;
-    for (std::size_t j = 0; j < content.size(); ++j) {
-        const std::string part = fmt::format("{}[{}]", at, j);
-        if (!content[j].is_object()) throw not_a(part, "an object");
-        const std::string type = string_member(content[j], part, "type", true);
+    for_each_object(content, at, [&](const json& item, const std::string& part) {
+        const std::string type = string_member(item, part, "type", true);
         if (std::find(types.begin(), types.end(), type) == types.end())
             throw not_supported(part + ".type", fmt::format("parts of type '{}' here (only {})", type, fmt::join(types, ", ")));
-        text += string_member(content[j], part, "text", true);
-    }
+        text += string_member(item, part, "text", true);
+    });
     return text;
 }
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -21,6 +22,10 @@ const nlohmann::ordered_json& required_member(const nlohmann::ordered_json& obje
 std::string path_of(const std::string& at, const char* name);
 // A member that must be a string / a boolean when present.
 std::string string_member(const nlohmann::ordered_json& object, const std::string& at, const char* name, bool required);
+// Call `visit(item, path)` for each item of the array `list` at `at` ("tools" -> "tools[2]"),
+// each of which must be an object.
+void for_each_object(const nlohmann::ordered_json& list, const std::string& at,
+                     const std::function<void(const nlohmann::ordered_json& item, const std::string& path)>& visit);
 // Content as a string, or as an array of text parts whose type is one of `types` (each with a
 // "text"), concatenated: Responses' input_text / output_text, Anthropic's text blocks.
 std::string text_parts(const nlohmann::ordered_json& content, const std::string& at, std::initializer_list<std::string_view> types);

@@ -48,10 +48,7 @@ void append_input(const ordered& body, ordered& messages) {
         return;
     }
     if (!input.is_array()) throw not_a("input", "a string or an array of input items");
-    for (std::size_t i = 0; i < input.size(); ++i) {
-        const std::string at = fmt::format("input[{}]", i);
-        const ordered& item = input[i];
-        if (!item.is_object()) throw not_a(at, "an object");
+    for_each_object(input, "input", [&](const ordered& item, const std::string& at) {
         const std::string type = string_member(item, at, "type", false);
         if (type.empty() || type == "message") {
             messages.push_back(message_item(item, at));
@@ -65,22 +62,20 @@ void append_input(const ordered& body, ordered& messages) {
             throw not_supported(at + ".type",
                                 fmt::format("input items of type '{}' (forge takes message, function_call, function_call_output)", type));
         }
-    }
+    });
 }
 
 // Responses' flat function tools -> chat's nested ones.
 ordered chat_tools(const ordered& tools) {
     if (!tools.is_array()) throw not_a("tools", "an array of tools");
     ordered out = ordered::array();
-    for (std::size_t i = 0; i < tools.size(); ++i) {
-        const std::string at = fmt::format("tools[{}]", i);
-        if (!tools[i].is_object()) throw not_a(at, "an object");
-        const std::string type = string_member(tools[i], at, "type", true);
+    for_each_object(tools, "tools", [&](const ordered& tool, const std::string& at) {
+        const std::string type = string_member(tool, at, "type", true);
         if (type != "function") throw not_supported(at + ".type", fmt::format("tools of type '{}' (only function tools)", type));
-        ordered function = {{"name", string_member(tools[i], at, "name", true)}};
-        copy_members(tools[i], function, {"description", "parameters", "strict"});
+        ordered function = {{"name", string_member(tool, at, "name", true)}};
+        copy_members(tool, function, {"description", "parameters", "strict"});
         out.push_back({{"type", "function"}, {"function", function}});
-    }
+    });
     return out;
 }
 
@@ -242,15 +237,13 @@ ResponsesRequest translate_responses_request(const ordered& body, ResponseStore&
 }
 
 ApiError in_responses_terms(const ApiError& error) {
-    static constexpr std::array<FieldName, 6> kNames{{
-        {R"(tools\[(\d+)\]\.function)", "tools[$1]"},
-        {R"(tool_choice\.function)", "tool_choice"},
+    static constexpr std::array<FieldName, 4> kNames{{
         {R"(response_format\.json_schema)", "text.format"},
         {R"(response_format)", "text.format"},
         {R"(\bmax_tokens\b)", "max_output_tokens"},
         {R"(\bmessages(\[\d+\])?)", "input"},
     }};
-    return renamed(error, kNames);
+    return renamed(renamed(error, kNames), kFlatToolNames);
 }
 
 // --- the response and its events ---
