@@ -108,11 +108,6 @@ std::string event(const char* type, json data) {
     return sse_named_event(type, data);
 }
 
-void send_anthropic_error(httplib::Response& res, const ApiError& error) {
-    if (error.status() == 503) res.set_header("Retry-After", "1");
-    send_json(res, error.status(), anthropic_error_body(error));
-}
-
 }  // namespace
 
 // --- the request ---
@@ -290,7 +285,7 @@ void Server::create_message(const httplib::Request& req, httplib::Response& res)
         }
     } catch (const ApiError& error) {
         metrics_.record_rejected();
-        send_anthropic_error(res, error);
+        send_error(res, error, req.path);
     }
 }
 
@@ -306,7 +301,7 @@ void Server::count_message_tokens(const httplib::Request& req, httplib::Response
             throw in_anthropic_terms(error);
         }
     } catch (const ApiError& error) {
-        send_anthropic_error(res, error);
+        send_error(res, error, req.path);
     }
 }
 

@@ -20,9 +20,13 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace forge::app::serve {
+
+// The prefix of the routes whose errors use Anthropic's envelope (http_reply.h).
+inline constexpr std::string_view kAnthropicRoutes = "/v1/messages";
 
 // max_tokens when the request has none (llama-server's default for this route).
 inline constexpr std::int64_t kAnthropicDefaultMaxTokens = 4096;

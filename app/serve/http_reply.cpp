@@ -1,5 +1,6 @@
 #include "app/serve/http_reply.h"
 
+#include "app/serve/anthropic_api.h"
 #include "app/serve/openai_response.h"
 
 #include <httplib.h>
@@ -11,9 +12,9 @@ void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
     res.set_content(dump(body), "application/json");
 }
 
-void send_error(httplib::Response& res, const ApiError& error) {
+void send_error(httplib::Response& res, const ApiError& error, std::string_view path) {
     if (error.status() == 503) res.set_header("Retry-After", "1");
-    send_json(res, error.status(), error.body());
+    send_json(res, error.status(), path.starts_with(kAnthropicRoutes) ? anthropic_error_body(error) : error.body());
 }
 
 }  // namespace forge::app::serve

@@ -85,16 +85,16 @@ void Server::add_routes() {
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
         const std::optional<ApiError> refusal = admit(req);
         if (!refusal) return httplib::Server::HandlerResponse::Unhandled;
-        send_error(res, *refusal);
+        send_error(res, *refusal, req.path);
         return httplib::Server::HandlerResponse::Handled;
     });
     // Statuses httplib sets itself (404 no route, 413 body too large, 400 unreadable request)
     // get OpenAI's envelope too.
     http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty()) return;
-        if (res.status == 404) return send_error(res, not_found(fmt::format("Unknown route: {} {}", req.method, req.path)));
-        if (res.status == 413 && is_form(req)) return send_error(res, form_too_large());
-        if (res.status == 413) return send_error(res, payload_too_large(options_.max_body));
+        if (res.status == 404) return send_error(res, not_found(fmt::format("Unknown route: {} {}", req.method, req.path)), req.path);
+        if (res.status == 413 && is_form(req)) return send_error(res, form_too_large(), req.path);
+        if (res.status == 413) return send_error(res, payload_too_large(options_.max_body), req.path);
         send_json(res, res.status, error_body(res.status, fmt::format("The request failed with HTTP status {}", res.status)));
     });
     http.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {

@@ -134,7 +134,11 @@ test("count_tokens: the prompt's tokens, as the answer's usage counts them", asy
 
 test("errors: Anthropic's envelope, the SDK's error classes, 400 naming the field", async () => {
     await assert.rejects(new Anthropic({baseURL: server.url, apiKey: "wrong", maxRetries: 0}).messages.create(
-        {model: "m", max_tokens: 2, messages: [{role: "user", content: "x"}]}), (e) => e instanceof Anthropic.AuthenticationError);
+        {model: "m", max_tokens: 2, messages: [{role: "user", content: "x"}]}),
+        (e) => e instanceof Anthropic.AuthenticationError && e.error.type === "error" && e.error.error.type === "authentication_error");
+    const notJson = await fetch(`${server.url}/v1/messages`, {method: "POST", headers: {"Content-Type": "application/json", "x-api-key": "sekret"}, body: "{"});
+    assert.equal(notJson.status, 400);
+    assert.equal((await notJson.json()).error.type, "invalid_request_error");
     await assert.rejects(client.messages.create({model: "m", max_tokens: 2, messages: [{role: "wizard", content: "x"}]}),
         (e) => e instanceof Anthropic.BadRequestError && e.error.type === "error" && e.error.error.type === "invalid_request_error" &&
                e.error.error.message.includes("messages[0].role"));
