@@ -12,7 +12,7 @@ import path from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import Ajv from "ajv";
-import {startServer, postNamedEvents} from "./harness.mjs";
+import {startServer, postNamedEvents, streamCutByShutdown} from "./harness.mjs";
 
 const forge = process.env.FORGE_EXE;
 const model = path.join(process.env.FORGE_LLM_TEST_DATA, "qwen3-q8_0.gguf");
@@ -174,4 +174,17 @@ test("errors: Anthropic's envelope, the SDK's error classes, 400 naming the fiel
     const r = await fetch(`${server.url}/v1/messages`, {method: "POST", headers: {"Content-Type": "application/json", "x-api-key": "sekret"},
         body: JSON.stringify({messages: [{role: "user", content: "x"}], stop_sequences: [" "], temperature: 0})});
     assert.equal(r.status, 200);
+});
+
+test("SIGTERM mid-stream: the stream ends with an error event in Anthropic's shape; the server exits 0", async () => {
+    // A long answer (the test model writes thousands of tokens a second) on a server of its own.
+    const own = await startServer(forge, model, ["--parallel", "1", "--ctx-size", "16384", "--threads", "2"]);
+    const {events, raw, code} = await streamCutByShutdown(own, "/v1/messages",
+        {messages: [{role: "user", content: "Once upon a time"}], max_tokens: 16000, temperature: 0, stream: true});
+    assert.equal(code, 0, own.log());
+    assert.equal(events[0].event, "message_start");
+    assert.equal(events.at(-1).event, "error", raw.slice(-400));
+    assert.deepEqual(events.at(-1).data, {type: "error", error: {type: "overloaded_error",
+                                                                 message: "The server is shutting down; the answer is incomplete"}});
+    assert.ok(!events.some((e) => e.event === "message_stop"));
 });

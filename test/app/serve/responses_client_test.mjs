@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import OpenAI from "openai";
 import Ajv from "ajv";
-import {startServer, postNamedEvents} from "./harness.mjs";
+import {startServer, postNamedEvents, streamCutByShutdown} from "./harness.mjs";
 
 // The data of each event (its name must be its type).
 async function postEvents(url, body) {
@@ -217,4 +217,17 @@ test("bad input: 400 naming the Responses field", async () => {
     assert.equal(notJson.status, 400);
     const missing = await fetch(`${server.url}/v1/responses/resp_nothing`);
     assert.equal(missing.status, 404);
+});
+
+test("SIGTERM mid-stream: an error event (server_shutdown), then response.failed; the server exits 0", async () => {
+    // A long answer (the test model writes thousands of tokens a second) on a server of its own.
+    const own = await startServer(forge, model, ["--parallel", "1", "--ctx-size", "16384", "--threads", "2"]);
+    const {events, raw, code} = await streamCutByShutdown(own, "/v1/responses",
+        {input: "Once upon a time", max_output_tokens: 16000, temperature: 0, stream: true});
+    assert.equal(code, 0, own.log());
+    const names = events.map((e) => e.event);
+    assert.deepEqual(names.slice(-2), ["error", "response.failed"], raw.slice(-400));
+    assert.equal(events.at(-2).data.code, "server_shutdown");
+    assert.equal(events.at(-1).data.response.status, "failed");
+    assert.deepEqual(events.map((e) => e.data.sequence_number), events.map((_, i) => i));
 });
