@@ -30,7 +30,7 @@ void append_message(const ordered& m, const std::string& at, ordered& messages) 
         messages.push_back({{"role", role}, {"content", content}});
         return;
     }
-    if (!content.is_array()) throw not_a(at + ".content", "a string or an array of content blocks");
+    if (!content.is_array()) throw wrong_type(at + ".content", "a string or an array of content blocks");
     std::string text;
     ordered calls = ordered::array();
     ordered results = ordered::array();
@@ -40,18 +40,18 @@ void append_message(const ordered& m, const std::string& at, ordered& messages) 
             text += string_member(b, block, "text", true);
         } else if (type == "tool_use" && role == "assistant") {
             const ordered& input = required_member(b, block, "input");
-            if (!input.is_object()) throw not_a(block + ".input", "an object");
+            if (!input.is_object()) throw wrong_type(block + ".input", "an object");
             calls.push_back({{"id", string_member(b, block, "id", true)},
                              {"type", "function"},
                              {"function", {{"name", string_member(b, block, "name", true)}, {"arguments", input.dump()}}}});
         } else if (type == "tool_result" && role == "user") {
-            const ordered* result = member(b, "content");
-            if (const ordered* error = member(b, "is_error"); error != nullptr && !error->is_boolean()) throw not_a(block + ".is_error", "a boolean");
+            const ordered* result = field(b, "content");
+            if (const ordered* error = field(b, "is_error"); error != nullptr && !error->is_boolean()) throw wrong_type(block + ".is_error", "a boolean");
             results.push_back({{"role", "tool"},
                                {"tool_call_id", string_member(b, block, "tool_use_id", true)},
                                {"content", result != nullptr ? text_parts(*result, block + ".content", {"text"}) : ""}});
         } else if (type != "thinking" && type != "redacted_thinking") {  // earlier thinking: templates drop it anyway
-            throw not_supported(block + ".type", fmt::format("content blocks of type '{}' in a {} message", type, role));
+            throw unsupported(block + ".type", fmt::format("content blocks of type '{}' in a {} message", type, role));
         }
     });
     messages.insert(messages.end(), results.begin(), results.end());
@@ -63,11 +63,11 @@ void append_message(const ordered& m, const std::string& at, ordered& messages) 
 }
 
 ordered chat_tools(const ordered& tools) {
-    if (!tools.is_array()) throw not_a("tools", "an array of tools");
+    if (!tools.is_array()) throw wrong_type("tools", "an array of tools");
     ordered out = ordered::array();
     for_each_object(tools, "tools", [&](const ordered& tool, const std::string& at) {
         if (const std::string type = string_member(tool, at, "type", false); !type.empty() && type != "custom")
-            throw not_supported(at + ".type", fmt::format("server tools ('{}'); only client tools with an input_schema", type));
+            throw unsupported(at + ".type", fmt::format("server tools ('{}'); only client tools with an input_schema", type));
         ordered function = {{"name", string_member(tool, at, "name", true)}};
         copy_members(tool, function, {"description"});
         function["parameters"] = required_member(tool, at, "input_schema");
@@ -77,14 +77,14 @@ ordered chat_tools(const ordered& tools) {
 }
 
 void translate_tool_choice(const ordered& choice, ordered& chat) {
-    if (!choice.is_object()) throw not_a("tool_choice", "an object with 'type' auto, any, tool or none");
+    if (!choice.is_object()) throw wrong_type("tool_choice", "an object with 'type' auto, any, tool or none");
     const std::string type = string_member(choice, "tool_choice", "type", true);
     if (type == "auto" || type == "none") chat["tool_choice"] = type;
     else if (type == "any") chat["tool_choice"] = "required";
     else if (type == "tool") chat["tool_choice"] = {{"type", "function"}, {"function", {{"name", string_member(choice, "tool_choice", "name", true)}}}};
     else throw invalid_request(fmt::format("'tool_choice.type' must be auto, any, tool or none; got '{}'", type), "tool_choice.type");
-    if (const ordered* serial = member(choice, "disable_parallel_tool_use")) {
-        if (!serial->is_boolean()) throw not_a("tool_choice.disable_parallel_tool_use", "a boolean");
+    if (const ordered* serial = field(choice, "disable_parallel_tool_use")) {
+        if (!serial->is_boolean()) throw wrong_type("tool_choice.disable_parallel_tool_use", "a boolean");
         chat["parallel_tool_calls"] = !serial->get<bool>();
     }
 }
@@ -114,42 +114,41 @@ std::string event(const char* type, json data) {
 
 ordered translate_messages_request(const ordered& body, bool count_only) {
     ordered messages = ordered::array();
-    if (const ordered* system = member(body, "system")) messages.push_back({{"role", "system"}, {"content", text_parts(*system, "system", {"text"})}});
+    if (const ordered* system = field(body, "system")) messages.push_back({{"role", "system"}, {"content", text_parts(*system, "system", {"text"})}});
     const ordered& list = required_member(body, "", "messages");
-    if (!list.is_array() || list.empty()) throw not_a("messages", "a non-empty array");
+    if (!list.is_array() || list.empty()) throw wrong_type("messages", "a non-empty array");
     for_each_object(list, "messages", [&](const ordered& m, const std::string& at) { append_message(m, at, messages); });
 
     ordered chat = {{"messages", messages}};
     if (!count_only) {
-        const ordered* max_tokens = member(body, "max_tokens");
+        const ordered* max_tokens = field(body, "max_tokens");
         if (max_tokens != nullptr && (!max_tokens->is_number_integer() || max_tokens->get<std::int64_t>() < 1))
-            throw not_a("max_tokens", "an integer of at least 1");
+            throw wrong_type("max_tokens", "an integer of at least 1");
         chat["max_tokens"] = max_tokens != nullptr ? *max_tokens : ordered(kAnthropicDefaultMaxTokens);
     }
-    if (const ordered* stops = member(body, "stop_sequences")) {
-        if (!stops->is_array()) throw not_a("stop_sequences", "an array of strings");
+    if (const ordered* stops = field(body, "stop_sequences")) {
+        if (!stops->is_array()) throw wrong_type("stop_sequences", "an array of strings");
         chat["stop"] = *stops;
     }
-    if (const ordered* tools = member(body, "tools")) chat["tools"] = chat_tools(*tools);
-    if (const ordered* choice = member(body, "tool_choice")) translate_tool_choice(*choice, chat);
-    if (const ordered* thinking = member(body, "thinking")) {
-        if (!thinking->is_object()) throw not_a("thinking", "an object");
+    if (const ordered* tools = field(body, "tools")) chat["tools"] = chat_tools(*tools);
+    if (const ordered* choice = field(body, "tool_choice")) translate_tool_choice(*choice, chat);
+    if (const ordered* thinking = field(body, "thinking")) {
+        if (!thinking->is_object()) throw wrong_type("thinking", "an object");
         const std::string type = string_member(*thinking, "thinking", "type", true);
         if (type != "enabled" && type != "disabled")
             throw invalid_request(fmt::format("'thinking.type' must be enabled or disabled; got '{}'", type), "thinking.type");
         chat["chat_template_kwargs"] = {{"enable_thinking", type == "enabled"}};
     }
-    if (const ordered* metadata = member(body, "metadata"); metadata != nullptr && !metadata->is_object()) throw not_a("metadata", "an object");
+    if (const ordered* metadata = field(body, "metadata"); metadata != nullptr && !metadata->is_object()) throw wrong_type("metadata", "an object");
     copy_members(body, chat, {"temperature", "top_p", "top_k", "stream", "model"});
     return chat;
 }
 
 ApiError in_anthropic_terms(const ApiError& error) {
-    static constexpr std::array<FieldName, 4> kNames{{
-        {R"(tools\[(\d+)\]\.function\.parameters)", "tools[$1].input_schema"},
-        {R"('stop)", "'stop_sequences"},
-        {R"(^stop)", "stop_sequences"},
-        {R"(messages\[\d+\])", "messages"},
+    static constexpr std::array<FieldName, 3> kNames{{
+        {".function.parameters", ".input_schema"},
+        {"'stop", "'stop_sequences"},
+        {"messages[#]", "messages"},
     }};
     return renamed(renamed(error, kNames), kFlatToolNames);
 }

@@ -12,8 +12,9 @@
 
 namespace forge::app::serve {
 
-// A chat field (an ECMAScript regex over the param and the message) and its name in the
-// client's API ($1... for the regex's groups).
+// A piece of a chat field's name and its spelling in the client's API. In `chat`, '#' stands
+// for a run of digits (an index: "messages[#]"). A param is matched as it is quoted in the
+// messages ("'stop" matches the param "stop" and the message's 'stop').
 struct FieldName {
     const char* chat;
     const char* client;
@@ -21,12 +22,9 @@ struct FieldName {
 
 // Chat's tools nest the function ("tools[0].function.name", "tool_choice.function.name"); the
 // Responses and Anthropic APIs' tools are flat ("tools[0].name", "tool_choice.name").
-inline constexpr std::array<FieldName, 2> kFlatToolNames{{
-    {R"(tools\[(\d+)\]\.function)", "tools[$1]"},
-    {R"(tool_choice\.function)", "tool_choice"},
-}};
+inline constexpr std::array<FieldName, 1> kFlatToolNames{{{".function", ""}}};
 
-// `error` with every chat field renamed, first match of `names` first.
+// `error` with its param and message renamed, by each of `names` in turn.
 ApiError renamed(const ApiError& error, std::span<const FieldName> names);
 
 }  // namespace forge::app::serve

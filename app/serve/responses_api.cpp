@@ -47,7 +47,7 @@ void append_input(const ordered& body, ordered& messages) {
         messages.push_back({{"role", "user"}, {"content", input}});
         return;
     }
-    if (!input.is_array()) throw not_a("input", "a string or an array of input items");
+    if (!input.is_array()) throw wrong_type("input", "a string or an array of input items");
     for_each_object(input, "input", [&](const ordered& item, const std::string& at) {
         const std::string type = string_member(item, at, "type", false);
         if (type.empty() || type == "message") {
@@ -59,7 +59,7 @@ void append_input(const ordered& body, ordered& messages) {
                                 {"tool_call_id", string_member(item, at, "call_id", true)},
                                 {"content", text_parts(required_member(item, at, "output"), at + ".output", {"input_text", "output_text"})}});
         } else if (type != "reasoning") {  // a reasoning model's summary: templates drop earlier thinking anyway
-            throw not_supported(at + ".type",
+            throw unsupported(at + ".type",
                                 fmt::format("input items of type '{}' (forge takes message, function_call, function_call_output)", type));
         }
     });
@@ -67,11 +67,11 @@ void append_input(const ordered& body, ordered& messages) {
 
 // Responses' flat function tools -> chat's nested ones.
 ordered chat_tools(const ordered& tools) {
-    if (!tools.is_array()) throw not_a("tools", "an array of tools");
+    if (!tools.is_array()) throw wrong_type("tools", "an array of tools");
     ordered out = ordered::array();
     for_each_object(tools, "tools", [&](const ordered& tool, const std::string& at) {
         const std::string type = string_member(tool, at, "type", true);
-        if (type != "function") throw not_supported(at + ".type", fmt::format("tools of type '{}' (only function tools)", type));
+        if (type != "function") throw unsupported(at + ".type", fmt::format("tools of type '{}' (only function tools)", type));
         ordered function = {{"name", string_member(tool, at, "name", true)}};
         copy_members(tool, function, {"description", "parameters", "strict"});
         out.push_back({{"type", "function"}, {"function", function}});
@@ -81,20 +81,20 @@ ordered chat_tools(const ordered& tools) {
 
 ordered chat_tool_choice(const ordered& choice) {
     if (choice.is_string()) return choice;
-    if (!choice.is_object()) throw not_a("tool_choice", "'auto', 'none', 'required' or {\"type\": \"function\", \"name\": ...}");
+    if (!choice.is_object()) throw wrong_type("tool_choice", "'auto', 'none', 'required' or {\"type\": \"function\", \"name\": ...}");
     const std::string type = string_member(choice, "tool_choice", "type", true);
-    if (type != "function") throw not_supported("tool_choice.type", fmt::format("tool_choice of type '{}' (only function)", type));
+    if (type != "function") throw unsupported("tool_choice.type", fmt::format("tool_choice of type '{}' (only function)", type));
     return {{"type", "function"}, {"function", {{"name", string_member(choice, "tool_choice", "name", true)}}}};
 }
 
 // text.format -> response_format.
 std::optional<ordered> chat_response_format(const ordered& text) {
-    if (!text.is_object()) throw not_a("text", "an object");
-    if (const ordered* verbosity = member(text, "verbosity"); verbosity != nullptr && !verbosity->is_string())
-        throw not_a("text.verbosity", "a string");
-    const ordered* format = member(text, "format");
+    if (!text.is_object()) throw wrong_type("text", "an object");
+    if (const ordered* verbosity = field(text, "verbosity"); verbosity != nullptr && !verbosity->is_string())
+        throw wrong_type("text.verbosity", "a string");
+    const ordered* format = field(text, "format");
     if (format == nullptr) return std::nullopt;
-    if (!format->is_object()) throw not_a("text.format", "an object");
+    if (!format->is_object()) throw wrong_type("text.format", "an object");
     const std::string type = string_member(*format, "text.format", "type", true);
     if (type == "text") return std::nullopt;
     if (type == "json_object") return ordered{{"type", "json_object"}};
@@ -107,20 +107,20 @@ std::optional<ordered> chat_response_format(const ordered& text) {
 
 // Fields of the Responses API that ask for what forge does not do.
 void refuse_unsupported(const ordered& body) {
-    if (const ordered* background = member(body, "background"); background != nullptr && *background != false)
-        throw not_supported("background", "background responses (send the request and wait, or stream it)");
-    if (member(body, "conversation") != nullptr) throw not_supported("conversation", "the Conversations API (send previous_response_id)");
-    if (member(body, "prompt") != nullptr) throw not_supported("prompt", "stored prompt templates");
-    if (const ordered* truncation = member(body, "truncation"); truncation != nullptr && *truncation != "disabled")
-        throw not_supported("truncation", "truncation 'auto' (a conversation longer than the context is refused)");
-    if (const ordered* top = member(body, "top_logprobs"); top != nullptr && *top != 0)
-        throw not_supported("top_logprobs", "log-probabilities in the Responses API (use /v1/chat/completions)");
+    if (const ordered* background = field(body, "background"); background != nullptr && *background != false)
+        throw unsupported("background", "background responses (send the request and wait, or stream it)");
+    if (field(body, "conversation") != nullptr) throw unsupported("conversation", "the Conversations API (send previous_response_id)");
+    if (field(body, "prompt") != nullptr) throw unsupported("prompt", "stored prompt templates");
+    if (const ordered* truncation = field(body, "truncation"); truncation != nullptr && *truncation != "disabled")
+        throw unsupported("truncation", "truncation 'auto' (a conversation longer than the context is refused)");
+    if (const ordered* top = field(body, "top_logprobs"); top != nullptr && *top != 0)
+        throw unsupported("top_logprobs", "log-probabilities in the Responses API (use /v1/chat/completions)");
 }
 
 // What the response object repeats of the request (OpenAI's defaults where it said nothing).
 json echo_of(const ordered& body, bool store) {
     const auto given = [&](const char* name, json fallback) {
-        const ordered* value = member(body, name);
+        const ordered* value = field(body, name);
         return value != nullptr ? json(*value) : fallback;
     };
     return {{"instructions", given("instructions", nullptr)},
@@ -192,17 +192,17 @@ bool ResponseStore::erase(const std::string& id) {
 ResponsesRequest translate_responses_request(const ordered& body, ResponseStore& store) {
     refuse_unsupported(body);
     ResponsesRequest r;
-    if (const ordered* v = member(body, "stream")) {
-        if (!v->is_boolean()) throw not_a("stream", "a boolean");
+    if (const ordered* v = field(body, "stream")) {
+        if (!v->is_boolean()) throw wrong_type("stream", "a boolean");
         r.stream = v->get<bool>();
     }
-    if (const ordered* v = member(body, "store")) {
-        if (!v->is_boolean()) throw not_a("store", "a boolean");
+    if (const ordered* v = field(body, "store")) {
+        if (!v->is_boolean()) throw wrong_type("store", "a boolean");
         r.store = v->get<bool>();
     }
     r.conversation = ordered::array();
-    if (const ordered* previous = member(body, "previous_response_id")) {
-        if (!previous->is_string()) throw not_a("previous_response_id", "a string");
+    if (const ordered* previous = field(body, "previous_response_id")) {
+        if (!previous->is_string()) throw wrong_type("previous_response_id", "a string");
         const std::optional<StoredResponse> stored = store.get(previous->get<std::string>());
         if (!stored)
             throw ApiError(400, fmt::format("Previous response with id '{}' not found.", previous->get<std::string>()),
@@ -211,8 +211,8 @@ ResponsesRequest translate_responses_request(const ordered& body, ResponseStore&
     }
     append_input(body, r.conversation);
     ordered messages = ordered::array();
-    if (const ordered* instructions = member(body, "instructions")) {
-        if (!instructions->is_string()) throw not_a("instructions", "a string");
+    if (const ordered* instructions = field(body, "instructions")) {
+        if (!instructions->is_string()) throw wrong_type("instructions", "a string");
         messages.push_back({{"role", "system"}, {"content", *instructions}});
     }
     messages.insert(messages.end(), r.conversation.begin(), r.conversation.end());
@@ -220,13 +220,13 @@ ResponsesRequest translate_responses_request(const ordered& body, ResponseStore&
 
     ordered& chat = r.chat_body;
     chat = {{"messages", messages}, {"stream", r.stream}};
-    if (const ordered* v = member(body, "max_output_tokens")) {
-        if (!v->is_number_integer() || v->get<std::int64_t>() < 1) throw not_a("max_output_tokens", "an integer of at least 1");
+    if (const ordered* v = field(body, "max_output_tokens")) {
+        if (!v->is_number_integer() || v->get<std::int64_t>() < 1) throw wrong_type("max_output_tokens", "an integer of at least 1");
         chat["max_tokens"] = *v;
     }
-    if (const ordered* v = member(body, "tools")) chat["tools"] = chat_tools(*v);
-    if (const ordered* v = member(body, "tool_choice")) chat["tool_choice"] = chat_tool_choice(*v);
-    if (const ordered* v = member(body, "text"); v != nullptr)
+    if (const ordered* v = field(body, "tools")) chat["tools"] = chat_tools(*v);
+    if (const ordered* v = field(body, "tool_choice")) chat["tool_choice"] = chat_tool_choice(*v);
+    if (const ordered* v = field(body, "text"); v != nullptr)
         if (std::optional<ordered> format = chat_response_format(*v)) chat["response_format"] = *format;
     // The rest means the same in both APIs (top_k ... repeat_penalty and seed: llama-server's
     // sampling extensions, as its chat route takes them).
@@ -237,11 +237,12 @@ ResponsesRequest translate_responses_request(const ordered& body, ResponseStore&
 }
 
 ApiError in_responses_terms(const ApiError& error) {
-    static constexpr std::array<FieldName, 4> kNames{{
-        {R"(response_format\.json_schema)", "text.format"},
-        {R"(response_format)", "text.format"},
-        {R"(\bmax_tokens\b)", "max_output_tokens"},
-        {R"(\bmessages(\[\d+\])?)", "input"},
+    static constexpr std::array<FieldName, 5> kNames{{
+        {"response_format.json_schema", "text.format"},
+        {"response_format", "text.format"},
+        {"max_tokens", "max_output_tokens"},
+        {"messages[#]", "input"},
+        {"messages", "input"},
     }};
     return renamed(renamed(error, kNames), kFlatToolNames);
 }

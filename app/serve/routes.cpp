@@ -24,6 +24,10 @@ namespace {
 
 using nlohmann::json;
 
+// A refusal before any handler ran (no key, no route, a body too large) in the envelope of the
+// API the route belongs to (http_reply.h).
+void send_refusal(const httplib::Request& req, httplib::Response& res, const ApiError& error) { send_error(res, error, req.path); }
+
 // Routes that answer without a key, as llama-server's do: the health check, the model list and
 // the chat page (which asks for the key itself).
 bool is_public(const std::string& path) {
@@ -85,16 +89,16 @@ void Server::add_routes() {
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
         const std::optional<ApiError> refusal = admit(req);
         if (!refusal) return httplib::Server::HandlerResponse::Unhandled;
-        send_error(res, *refusal, req.path);
+        send_refusal(req, res, *refusal);
         return httplib::Server::HandlerResponse::Handled;
     });
     // Statuses httplib sets itself (404 no route, 413 body too large, 400 unreadable request)
-    // get OpenAI's envelope too.
+    // get the route's envelope too.
     http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty()) return;
-        if (res.status == 404) return send_error(res, not_found(fmt::format("Unknown route: {} {}", req.method, req.path)), req.path);
-        if (res.status == 413 && is_form(req)) return send_error(res, form_too_large(), req.path);
-        if (res.status == 413) return send_error(res, payload_too_large(options_.max_body), req.path);
+        if (res.status == 404) return send_refusal(req, res, not_found(fmt::format("Unknown route: {} {}", req.method, req.path)));
+        if (res.status == 413 && is_form(req)) return send_refusal(req, res, form_too_large());
+        if (res.status == 413) return send_refusal(req, res, payload_too_large(options_.max_body));
         send_json(res, res.status, error_body(res.status, fmt::format("The request failed with HTTP status {}", res.status)));
     });
     http.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
@@ -178,6 +182,17 @@ std::vector<std::int32_t> Server::prompt_tokens(const CompletionRequest& request
     check_prompt_bytes(text.size(), options_.ctx_size, e.longest_token,
                        request.endpoint == Endpoint::Completions ? "prompt" : "messages");
     return e.format.raw(text);
+}
+
+// A non-streamed answer, unless the client leaves first: then the request is cancelled, as a
+// stream's is, instead of holding its slot until max_tokens.
+llm::RequestResult Server::wait_for_answer(llm::RequestHandle& handle) const {
+    using namespace std::chrono_literals;
+    const int socket = HttpServer::connection().socket;
+    while (!handle.wait_for(10ms)) {
+        if (peer_closed(socket)) handle.cancel();
+    }
+    return handle.wait();
 }
 
 void Server::complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {

@@ -1,14 +1,11 @@
 // What every API's handler shares once its body is a CompletionRequest: the request goes to
 // the scheduler the same way, and its answer comes back whole or as a stream of events
 // (server.h describes the life of a request).
-#include "app/serve/http_server.h"
 #include "app/serve/server.h"
-#include "app/serve/socket_stream.h"
 #include "models/llm/grammar/grammar_constraint.h"
 
 #include <httplib.h>
 
-#include <chrono>
 
 namespace forge::app::serve {
 
@@ -43,18 +40,10 @@ RunningRequest Server::start(LoadedModel& model, CompletionRequest& request, std
     return running;
 }
 
-// A non-streamed answer, unless the client leaves first: then the request is cancelled, as a
-// stream's is, instead of holding its slot until max_tokens.
 std::optional<llm::RequestResult> Server::wait_for_result(const RunningRequest& running) {
-    using namespace std::chrono_literals;
-    llm::RequestHandle& handle = *running.handle;
-    const int socket = HttpServer::connection().socket;
-    while (!handle.wait_for(10ms)) {
-        if (peer_closed(socket)) handle.cancel();
-    }
-    llm::RequestResult result = handle.wait();
+    llm::RequestResult result = wait_for_answer(*running.handle);
     metrics_.record_finished(result.stats);
-    if (handle.cancelled()) return std::nullopt;  // only this wait cancels: the client is gone
+    if (running.handle->cancelled()) return std::nullopt;  // only the wait cancels: the client is gone
     if (!result.error.empty()) throw invalid_request(result.error);
     if (result.stats.finish == llm::FinishReason::Cancelled) throw unavailable("The server is shutting down");
     return result;

@@ -74,11 +74,13 @@ private:
 
     LoadedModel& loaded_model() const;  // throws ApiError 503 while loading or stopping
     std::vector<std::int32_t> prompt_tokens(const CompletionRequest& request) const;
+    llm::RequestResult wait_for_answer(llm::RequestHandle& handle) const;
     std::shared_ptr<llm::RequestHandle> submit(llm::Request request);
 
     // What every API's handler shares once its body is a CompletionRequest (run_request.cpp):
     // the parse's limits; the grammar, tool-call parser, prompt checks and submit; the whole
-    // answer (nullopt: the client left); or the answer streamed as `events` say.
+    // answer, its metrics and errors (nullopt: the client left); or the answer streamed as
+    // `events` say.
     RequestLimits request_limits(const LoadedModel& model);
     RunningRequest start(LoadedModel& model, CompletionRequest& request, std::string_view call_id_prefix);
     std::optional<llm::RequestResult> wait_for_result(const RunningRequest& running);
