@@ -3,7 +3,6 @@
 #include "app/serve/chat_page.h"
 #include "app/serve/http_server.h"
 #include "app/serve/json_reply.h"
-#include "app/serve/ollama_response.h"
 #include "app/serve/openai_response.h"
 #include "app/serve/prompt_budget.h"
 #include "app/serve/request_stream.h"
@@ -26,13 +25,8 @@ namespace {
 using nlohmann::json;
 
 // A refusal before any handler ran (no key, no route, a body too large) in the envelope of the
-// API the route belongs to: Ollama's clients show {"error": "..."}'s text, and would show
-// OpenAI's object as "[object Object]".
-void send_refusal(const httplib::Request& req, httplib::Response& res, const ApiError& error) {
-    if (!req.path.starts_with("/api/")) return send_error(res, error);
-    if (error.status() == 503) res.set_header("Retry-After", "1");
-    send_json(res, error.status(), ollama_error(error.what()));
-}
+// API the route belongs to (json_reply.h).
+void send_refusal(const httplib::Request& req, httplib::Response& res, const ApiError& error) { send_error(res, error, req.path); }
 
 // Routes that answer without a key, as llama-server's do: the health check, the model lists
 // (OpenAI's and Ollama's), Ollama's version probe and the chat page (which asks for the key itself).
@@ -143,6 +137,8 @@ void Server::add_routes() {
     for (const char* path : {"/v1/completions", "/completions"}) {
         http.Post(path, [this](const httplib::Request& req, httplib::Response& res) { complete(req, res, Endpoint::Completions); });
     }
+    add_responses_routes();
+    add_anthropic_routes();
     if (options_.webui) {
         http.Get("/", [](const httplib::Request&, httplib::Response& res) {
             res.set_content(std::string(chat_page()), "text/html; charset=utf-8");
@@ -248,62 +244,21 @@ void Server::complete(const httplib::Request& req, httplib::Response& res, Endpo
         const nlohmann::ordered_json body = parse_body(req.body);
         const ModelLease lease = model_for(body);
         LoadedModel& e = *lease;
-        const RequestLimits limits{e.format.tokenizer().n_vocab(), options_.n_predict, e.tool_format, &grammars_};
-        CompletionRequest request = parse_request(endpoint, body, limits);
-        if (request.grammar)
-            request.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(request.grammar, e.vocabulary);
-        // Calls get ids "call_<random>_<index>", unique across requests.
-        const auto tool_calls = request.parse_tool_calls
-                                    ? std::make_shared<llm::tool_calls::ToolCallParser>(e.tool_format, random_id("call_", 16) + "_")
-                                    : nullptr;
-        std::vector<std::int32_t> prompt = prompt_tokens(e, request);
-        const auto n_prompt = static_cast<std::int64_t>(prompt.size());
-        if (n_prompt == 0) throw invalid_request("The prompt has no tokens", endpoint == Endpoint::Completions ? "prompt" : "messages");
-        if (n_prompt >= e.n_ctx) {
-            throw invalid_request(fmt::format("This model's maximum context length is {} tokens. However, your {} resulted in {} "
-                                              "tokens. Please reduce the length of the {}.",
-                                              e.n_ctx, endpoint == Endpoint::Completions ? "prompt" : "messages", n_prompt,
-                                              endpoint == Endpoint::Completions ? "prompt" : "messages"),
-                                  endpoint == Endpoint::Completions ? "prompt" : "messages", "context_length_exceeded");
-        }
-        auto stream = std::make_shared<RequestStream>();
-        if (request.logprobs) request.generation.logprob_sink = [stream](const llm::TokenLogprob& t) { stream->push_logprob(t); };
-        llm::Request job{std::move(prompt), request.generation, nullptr};
-        if (request.stream) job.sink = [stream](std::string_view piece) { return stream->push_text(piece); };
-        const std::shared_ptr<llm::RequestHandle> handle = submit(e, std::move(job));
+        CompletionRequest request = parse_request(endpoint, body, request_limits(e));
+        const RunningRequest running = start(lease, request, "call_");
         ResponseMeta meta = new_response_meta(endpoint, e.name);
-        if (request.stream) {
-            auto context = std::make_shared<StreamContext>(StreamContext{std::move(meta), request.include_usage, request.logprobs,
-                                                                         stream, handle, &e.format.tokenizer(), &metrics_, tool_calls});
-            res.set_header("Cache-Control", "no-cache");
-            // The stream holds the model's lease until it ends: the model stays loaded under it.
-            res.set_chunked_content_provider("text/event-stream", [context, lease](std::size_t, httplib::DataSink& sink) {
-                write_stream(*context, [&](std::string_view bytes) { return sink.write(bytes.data(), bytes.size()); },
-                             [&] { return sink.is_writable(); });
-                sink.done();
-                return true;
-            },
-            // Called however the response ends, also when httplib never got to the provider
-            // (the client left during the headers): the request must not run on unread.
-            [context](bool) {
-                context->stream->client_gone();
-                context->handle->cancel();
-            });
-            return;
+        if (request.stream)
+            return stream_events(res, running, make_chunk_writer(std::move(meta), request.include_usage, request.logprobs, e.format.tokenizer()));
+        const std::optional<llm::RequestResult> result = wait_for_result(running);
+        if (!result) return;  // the client is gone, nobody to answer
+        const RequestStream::Output logprobs = running.stream->take(std::chrono::milliseconds(0));
+        Answer answer{result->text, result->stats, logprobs.logprobs, request.logprobs, std::nullopt, {}};
+        if (running.tool_calls) {  // split the text into content and calls
+            answer.text = running.tool_calls->push(result->text).content;
+            answer.text += running.tool_calls->finish().content;
+            answer.tool_calls = running.tool_calls->calls();
         }
-        const llm::RequestResult result = wait_for_answer(*handle);
-        metrics_.record_finished(result.stats);
-        if (handle->cancelled()) return;  // only wait_for_answer cancels: the client is gone, nobody to answer
-        if (!result.error.empty()) throw invalid_request(result.error);
-        if (result.stats.finish == llm::FinishReason::Cancelled) throw unavailable("The server is shutting down");
-        const RequestStream::Output logprobs = stream->take(std::chrono::milliseconds(0));
-        Answer answer{result.text, result.stats, logprobs.logprobs, request.logprobs, std::nullopt, {}};
-        if (tool_calls) {  // split the text into content and calls
-            answer.text = tool_calls->push(result.text).content;
-            answer.text += tool_calls->finish().content;
-            answer.tool_calls = tool_calls->calls();
-        }
-        if (request.return_tokens) answer.tokens = std::span<const std::int32_t>(result.tokens);
+        if (request.return_tokens) answer.tokens = std::span<const std::int32_t>(result->tokens);
         send_json(res, 200, full_response(meta, answer, e.format.tokenizer()));
     } catch (const ApiError& error) {
         metrics_.record_rejected();

@@ -4,6 +4,7 @@
 #include "app/serve/api_error.h"
 #include "app/serve/http_server.h"
 #include "app/serve/prompt_budget.h"
+#include "app/serve/responses_api.h"
 #include "app/signal_flag.h"
 #include "core/infer/kv_cache.h"
 

@@ -23,6 +23,7 @@
 #include "app/serve/model_registry.h"
 #include "app/serve/options.h"
 #include "app/serve/openai_request.h"
+#include "app/serve/stream_writer.h"
 #include "models/llm/sequence_generator.h"
 #include "models/llm/grammar/vocabulary_index.h"
 #include "models/llm/tool_calls/tool_format.h"
@@ -45,6 +46,7 @@ namespace forge::app::serve {
 class HttpServer;
 enum class OllamaEndpoint;
 struct OllamaModelFacts;
+class ResponseStore;
 
 // What exists once a model is loaded: the model, its prompt format and scheduler, and what
 // structured output and tool calls need from it. Made by the registry on a model's first use.
@@ -110,6 +112,26 @@ private:
     ModelLease ollama_model(const std::string& name);  // throws ApiError 404 for a name not served, as Ollama does
     llm::RequestResult wait_for_answer(llm::RequestHandle& handle) const;
     std::shared_ptr<llm::RequestHandle> submit(LoadedModel& e, llm::Request request);
+
+    // What every API's handler shares once its body is a CompletionRequest (run_request.cpp):
+    // the parse's limits; the grammar, tool-call parser, prompt checks and submit; the whole
+    // answer, its metrics and errors (nullopt: the client left); or the answer streamed as
+    // `events` say.
+    RequestLimits request_limits(const LoadedModel& model);
+    // The request holds `model` (its lease) until it ends, a stream's too.
+    RunningRequest start(const ModelLease& model, CompletionRequest& request, std::string_view call_id_prefix);
+    std::optional<llm::RequestResult> wait_for_result(const RunningRequest& running);
+    void stream_events(httplib::Response& res, const RunningRequest& running, std::shared_ptr<StreamEvents> events);
+    // Stream the answer through `events`, or wait for it and replay it through them (their
+    // writer then holds the whole answer: true, send it; false: streamed, or the client left).
+    bool answered_whole(httplib::Response& res, const RunningRequest& running, bool stream, const std::shared_ptr<StreamEvents>& events);
+
+    // OpenAI's Responses API (responses_api.cpp) and Anthropic's Messages API (anthropic_api.cpp).
+    void add_responses_routes();
+    void create_response(const httplib::Request& req, httplib::Response& res);
+    void add_anthropic_routes();
+    void create_message(const httplib::Request& req, httplib::Response& res);
+    void count_message_tokens(const httplib::Request& req, httplib::Response& res);
     void shutdown();
 
     ServeOptions options_;
@@ -122,6 +144,7 @@ private:
     bool stopping_ = false;
     Metrics metrics_;
     GrammarCache grammars_;
+    std::unique_ptr<ResponseStore> responses_;  // stored Responses, for previous_response_id
 };
 
 }  // namespace forge::app::serve

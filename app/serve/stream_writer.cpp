@@ -1,6 +1,6 @@
 #include "app/serve/stream_writer.h"
 
-#include "app/serve/api_error.h"
+#include <fmt/format.h>
 
 #include <chrono>
 #include <optional>
@@ -15,97 +15,120 @@ using namespace std::chrono_literals;
 // How long the writer waits for a piece before it looks at the request and the socket again.
 constexpr auto kPoll = 10ms;
 
-class ChunkWriter {
+class ChunkWriter final : public StreamEvents {
 public:
-    ChunkWriter(const StreamContext& context, const std::function<bool(std::string_view)>& write)
-        : c_(context), write_(write) {}
+    ChunkWriter(ResponseMeta meta, bool include_usage, bool logprobs, const llm::Tokenizer& tokenizer)
+        : meta_(std::move(meta)), include_usage_(include_usage), logprobs_wanted_(logprobs), tokenizer_(tokenizer) {}
 
-    bool role() {  // chat's first chunk: the role, no text yet (completions have no role chunk)
-        if (c_.meta.endpoint != Endpoint::ChatCompletions) return true;
+    std::string begin() override {  // chat's first chunk: the role, no text yet (completions have no role chunk)
+        if (meta_.endpoint != Endpoint::ChatCompletions) return {};
         ChunkParts parts;
         parts.first = true;
         return send(parts);
     }
 
-    // Text as it arrives; log-probabilities wait for the text of their tokens.
-    bool text(RequestStream::Output out) {
-        logprobs_.insert(logprobs_.end(), out.logprobs.begin(), out.logprobs.end());
-        if (out.text.empty()) return true;
-        if (c_.tool_calls) return parsed(c_.tool_calls->push(out.text));
+    // Log-probabilities wait for the text of their tokens.
+    std::string pieces(const llm::tool_calls::ParsedOutput& parsed, std::span<const llm::TokenLogprob> logprobs) override {
+        logprobs_.insert(logprobs_.end(), logprobs.begin(), logprobs.end());
+        if (parsed.empty()) return {};
         ChunkParts parts;
-        parts.text = out.text;
+        parts.text = parsed.content;
+        parts.tool_calls = parsed.tool_calls;
         return send(parts);
     }
 
-    bool finish(const llm::GenerationStats& stats) {
-        bool made_calls = false;
-        if (c_.tool_calls) {
-            if (!parsed(c_.tool_calls->finish())) return false;
-            made_calls = !c_.tool_calls->calls().empty();
-        }
+    std::string finish(const llm::RequestResult& result, bool made_calls) override {
         ChunkParts parts;
-        parts.finish = stats.finish;
+        parts.finish = result.stats.finish;
         parts.made_calls = made_calls;
-        if (!send(parts)) return false;
-        if (c_.include_usage && !write_(sse_event(usage_chunk_json(c_.meta, stats)))) return false;
-        return write_(kSseDone);
+        std::string out = send(parts);
+        if (include_usage_) out += sse_event(usage_chunk_json(meta_, result.stats));
+        out += kSseDone;
+        return out;
     }
+
+    std::string failure(const ApiError& error) override { return sse_event(error.body()); }
 
 private:
-    // What the tool-call parser let through: content text, then call deltas.
-    bool parsed(const llm::tool_calls::ParsedOutput& out) {
-        if (out.empty()) return true;
-        ChunkParts parts;
-        parts.text = out.content;
-        parts.tool_calls = out.tool_calls;
-        return send(parts);
-    }
-
-    bool send(ChunkParts parts) {
-        if (c_.logprobs && (!parts.text.empty() || !parts.tool_calls.empty() || parts.finish)) {
-            parts.logprobs = logprobs_json(c_.meta.endpoint, logprobs_, *c_.tokenizer, offset_);
+    std::string send(ChunkParts parts) {
+        if (logprobs_wanted_ && (!parts.text.empty() || !parts.tool_calls.empty() || parts.finish)) {
+            parts.logprobs = logprobs_json(meta_.endpoint, logprobs_, tokenizer_, offset_);
             logprobs_.clear();
         }
         offset_ += parts.text.size();
-        parts.usage_field = c_.include_usage;
-        return write_(sse_event(chunk_json(c_.meta, parts)));
+        parts.usage_field = include_usage_;
+        return sse_event(chunk_json(meta_, parts));
     }
 
-    const StreamContext& c_;
-    const std::function<bool(std::string_view)>& write_;
+    ResponseMeta meta_;
+    bool include_usage_;
+    bool logprobs_wanted_;
+    const llm::Tokenizer& tokenizer_;
     std::vector<llm::TokenLogprob> logprobs_;
     std::size_t offset_ = 0;  // bytes of text sent (completions' text_offset)
 };
 
+// Text through the request's tool-call parser, if it has one.
+llm::tool_calls::ParsedOutput split(const RunningRequest& request, std::string_view text) {
+    if (request.tool_calls) return request.tool_calls->push(text);
+    return {std::string(text), {}};
+}
+
+// The end of the answer: what the tool-call parser held back, then the closing events.
+std::string closing(const RunningRequest& request, const llm::RequestResult& result, StreamEvents& events) {
+    std::string out;
+    if (request.tool_calls) out = events.pieces(request.tool_calls->finish(), {});
+    const bool made_calls = request.tool_calls && !request.tool_calls->calls().empty();
+    out += events.finish(result, made_calls);
+    return out;
+}
+
 }  // namespace
 
-void write_stream(const StreamContext& c, const std::function<bool(std::string_view)>& write, const std::function<bool()>& alive) {
-    ChunkWriter chunks(c, write);
+std::string sse_named_event(std::string_view name, const nlohmann::json& data) {
+    return fmt::format("event: {}\ndata: {}\n\n", name, dump(data));
+}
+
+std::unique_ptr<StreamEvents> make_chunk_writer(ResponseMeta meta, bool include_usage, bool logprobs, const llm::Tokenizer& tokenizer) {
+    return std::make_unique<ChunkWriter>(std::move(meta), include_usage, logprobs, tokenizer);
+}
+
+void write_events(const RunningRequest& request, StreamEvents& events, Metrics* metrics,
+                  const std::function<bool(std::string_view)>& write, const std::function<bool()>& alive) {
+    const auto send = [&](const std::string& bytes) { return bytes.empty() || write(bytes); };
     const auto gone = [&] {
-        c.stream->client_gone();
-        c.handle->cancel();
-        if (c.metrics) c.metrics->record_finished(c.handle->wait().stats);
+        request.stream->client_gone();
+        request.handle->cancel();
+        if (metrics) metrics->record_finished(request.handle->wait().stats);
     };
-    if (!chunks.role()) return gone();
+    if (!send(events.begin())) return gone();
     while (true) {
         // Everything the request streamed is in the stream before it is done, so a take after
         // seeing it done gets the last pieces.
-        const bool done = c.handle->done();
-        if (!chunks.text(c.stream->take(done ? 0ms : kPoll))) return gone();
+        const bool done = request.handle->done();
+        const RequestStream::Output out = request.stream->take(done ? 0ms : kPoll);
+        if (!out.empty() && !send(events.pieces(split(request, out.text), out.logprobs))) return gone();
         if (done) break;
         if (!alive()) return gone();
     }
-    const llm::RequestResult result = c.handle->wait();
-    if (c.metrics) c.metrics->record_finished(result.stats);
+    const llm::RequestResult result = request.handle->wait();
+    if (metrics) metrics->record_finished(result.stats);
     if (!result.error.empty()) {
-        write(sse_event(error_body(500, result.error)));
+        send(events.failure(ApiError(500, result.error, "server_error")));
         return;
     }
     if (result.stats.finish == llm::FinishReason::Cancelled) {  // the server is shutting down
-        write(sse_event(error_body(503, "The server is shutting down; the answer is incomplete", {}, "server_shutdown")));
+        send(events.failure(ApiError(503, "The server is shutting down; the answer is incomplete", "unavailable_error", {},
+                                     "server_shutdown")));
         return;
     }
-    chunks.finish(result.stats);
+    send(closing(request, result, events));
+}
+
+void replay_events(const RunningRequest& request, const llm::RequestResult& result, StreamEvents& events) {
+    events.begin();
+    events.pieces(split(request, result.text), {});
+    closing(request, result, events);
 }
 
 }  // namespace forge::app::serve

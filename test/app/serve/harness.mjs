@@ -83,3 +83,32 @@ export async function eventually(predicate, ms = 10000) {
     }
     return false;
 }
+
+// POST `body` and read a stream of named Server-Sent Events ("event: NAME\ndata: JSON", as the
+// Responses and Anthropic APIs send them): {status, headers, events: [{event, data}], raw}.
+export async function postNamedEvents(url, body, headers = {}) {
+    const r = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json", ...headers}, body: JSON.stringify(body)});
+    const raw = await r.text();
+    return {status: r.status, headers: r.headers, events: parseNamedEvents(raw), raw};
+}
+
+export function parseNamedEvents(raw) {
+    const events = [];
+    for (const block of raw.split("\n\n")) {
+        const name = block.match(/^event: (.*)$/m);
+        const data = block.match(/^data: (.*)$/m);
+        if (name && data) events.push({event: name[1], data: JSON.parse(data[1])});
+    }
+    return events;
+}
+
+// SIGTERM `server` while a long stream of `path` runs: the events it sent, and its exit code.
+export async function streamCutByShutdown(server, path, body) {
+    const r = await fetch(`${server.url}${path}`, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+    const reader = r.body.getReader();
+    const decoder = new TextDecoder();
+    let raw = decoder.decode((await reader.read()).value);  // the stream is running
+    const exit = server.stop("SIGTERM");
+    for (let part; !(part = await reader.read()).done;) raw += decoder.decode(part.value);
+    return {events: parseNamedEvents(raw), raw, code: (await exit).code};
+}
