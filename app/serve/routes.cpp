@@ -1,6 +1,7 @@
 // The HTTP routes of `forge serve` (see server.h for the life of a request).
 #include "app/serve/api_error.h"
 #include "app/serve/chat_page.h"
+#include "app/serve/http_reply.h"
 #include "app/serve/http_server.h"
 #include "app/serve/openai_response.h"
 #include "app/serve/prompt_budget.h"
@@ -22,16 +23,6 @@ namespace forge::app::serve {
 namespace {
 
 using nlohmann::json;
-
-void send_json(httplib::Response& res, int status, const json& body) {
-    res.status = status;
-    res.set_content(dump(body), "application/json");
-}
-
-void send_error(httplib::Response& res, const ApiError& error) {
-    if (error.status() == 503) res.set_header("Retry-After", "1");
-    send_json(res, error.status(), error.body());
-}
 
 // Routes that answer without a key, as llama-server's do: the health check, the model list and
 // the chat page (which asks for the key itself).
@@ -132,6 +123,7 @@ void Server::add_routes() {
     for (const char* path : {"/v1/completions", "/completions"}) {
         http.Post(path, [this](const httplib::Request& req, httplib::Response& res) { complete(req, res, Endpoint::Completions); });
     }
+    add_embedding_routes();
     if (options_.webui) {
         http.Get("/", [](const httplib::Request&, httplib::Response& res) {
             res.set_content(std::string(chat_page()), "text/html; charset=utf-8");
