@@ -35,7 +35,7 @@ MODELS = {
     "qwen3-embed-last": ("qwen3", 21, "f32", "last"),  # Qwen3-Embedding's pooling
     "llama-embed-mean": ("llama", 22, "q8_0", "mean"),
     "qwen3-embed-cls": ("qwen3", 23, "q8_0", "cls"),
-    "qwen3-rerank": ("qwen3", 24, "q8_0", "rank"),
+    "qwen3-rerank": ("qwen3", 24, "f32", "rank"),
 }
 
 # Token inputs over the tiny vocabulary: one token, short, a special token, and one longer
