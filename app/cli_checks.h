@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/infer/kv_cache.h"
+#include "models/llm/embedding_model.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -63,6 +64,11 @@ inline CLI::Validator accepted_by(std::function<void(const std::string&)> parse,
 // --kv-type of chat, logits and serve.
 inline CLI::Validator kv_cache_type() {
     return accepted_by([](const std::string& name) { (void)infer::kv_type_from_name(name); }, "f16|f32|q8_0");
+}
+
+// --pooling of embed and serve.
+inline CLI::Validator pooling_type() {
+    return accepted_by([](const std::string& name) { (void)llm::pooling_from_name(name); }, "none|mean|cls|last|rank");
 }
 
 // A value that may not be empty: `--api-key "$KEY"` with KEY unset must be an error, not a

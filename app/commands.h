@@ -44,6 +44,7 @@ private:
 
 void add_bench_command(CLI::App& forge, CommandTable& commands);
 void add_chat_command(CLI::App& forge, CommandTable& commands);
+void add_embed_command(CLI::App& forge, CommandTable& commands);
 void add_gguf_command(CLI::App& forge, CommandTable& commands);
 void add_logits_command(CLI::App& forge, CommandTable& commands);
 void add_nam_command(CLI::App& forge, CommandTable& commands);

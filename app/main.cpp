@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
     forge::app::CommandTable commands;
     forge::app::add_bench_command(forge, commands);
     forge::app::add_chat_command(forge, commands);
+    forge::app::add_embed_command(forge, commands);
     forge::app::add_gguf_command(forge, commands);
     forge::app::add_logits_command(forge, commands);
     forge::app::add_nam_command(forge, commands);

@@ -112,6 +112,7 @@ void add_serve_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--threads", *threads, "Compute threads (default: FORGE_THREADS, else all cores)")
         ->check(CLI::Range(1, ThreadPool::kMaxThreads));
     cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0")->check(kv_cache_type());
+    cmd->add_option("--pooling", o->pooling, "Pooling of /v1/embeddings instead of the GGUF's pooling_type")->check(pooling_type());
     cmd->add_option("--threads-http", o->threads_http,
                     "Connections served at once; more get 503 except /health (default: parallel + queue + 16)")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{ThreadPool::kMaxThreads}));

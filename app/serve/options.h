@@ -31,6 +31,7 @@ struct ServeOptions {
     std::string build_info;            // "b<version>-<commit>", for GET /props
     std::int64_t queue = 64;           // requests waiting for a slot before 503
     std::string kv_type = "f16";
+    std::string pooling;               // --pooling: the embedding routes' pooling instead of the file's
     std::size_t max_body = 8u << 20;   // bytes of a request body before 413
     // Hostile clients (http_server.h): connections served at once (0: parallel + queue + 16),
     // seconds for one read or write and for a whole request to arrive, MiB of request bodies

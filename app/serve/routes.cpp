@@ -139,6 +139,7 @@ void Server::add_routes() {
     }
     add_responses_routes();
     add_anthropic_routes();
+    add_embedding_routes();
     if (options_.webui) {
         http.Get("/", [](const httplib::Request&, httplib::Response& res) {
             res.set_content(std::string(chat_page()), "text/html; charset=utf-8");

@@ -7,6 +7,7 @@
 #include "app/serve/responses_api.h"
 #include "app/signal_flag.h"
 #include "core/infer/kv_cache.h"
+#include "models/llm/llama_embedding_model.h"
 
 #include <httplib.h>
 #include <malloc.h>
@@ -89,7 +90,14 @@ LoadedModel::LoadedModel(const ModelSource& source, const ServeOptions& options)
       scheduler(model, format.tokenizer(), scheduler_options(options, n_ctx)),
       vocabulary(std::make_shared<const llm::grammar::VocabularyIndex>(format.tokenizer())),
       tool_format(llm::tool_calls::detect_tool_format(format.chat_template())),
-      longest_token(longest_token_bytes(format.tokenizer())) {}
+      longest_token(longest_token_bytes(format.tokenizer())) {
+    llm::EmbeddingOptions encoder;
+    if (!options.pooling.empty()) encoder.pooling = llm::pooling_from_name(options.pooling);
+    encoder.n_ctx = n_ctx;
+    // The encoder shares this load of the model (a non-owning pointer: it is destroyed first).
+    embedder = std::make_unique<llm::LlamaEmbeddingModel>(std::shared_ptr<const llm::Model>(std::shared_ptr<const llm::Model>(), &model),
+                                                          encoder);
+}
 
 Server::Server(ServeOptions options)
     : options_(std::move(options)),

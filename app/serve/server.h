@@ -27,6 +27,7 @@
 #include "models/llm/sequence_generator.h"
 #include "models/llm/grammar/vocabulary_index.h"
 #include "models/llm/tool_calls/tool_format.h"
+#include "models/llm/embedding_model.h"
 #include "models/llm/model.h"
 #include "models/llm/scheduler.h"
 
@@ -63,6 +64,10 @@ struct LoadedModel {
     std::shared_ptr<const llm::grammar::VocabularyIndex> vocabulary;
     llm::tool_calls::ToolFormat tool_format;
     std::size_t longest_token;  // bytes of the longest vocabulary entry (prompt_budget.h)
+    // The same model as a text encoder, for the embedding and rerank routes
+    // (embedding_routes.cpp); its pooling is the file's, or --pooling. One request at a time.
+    std::unique_ptr<llm::EmbeddingModel> embedder;
+    std::mutex embedding_mutex;
 };
 
 // A request's hold on its model: the model stays loaded while a lease exists.
@@ -92,6 +97,12 @@ private:
     void props(const httplib::Request& req, httplib::Response& res);
     void slots(const httplib::Request& req, httplib::Response& res);
     void complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint);
+    // Embeddings and rerank (embedding_routes.cpp).
+    void add_embedding_routes();
+    void embeddings(const httplib::Request& req, httplib::Response& res);
+    void rerank(const httplib::Request& req, httplib::Response& res);
+    void ollama_embed(const httplib::Request& req, httplib::Response& res);
+    std::vector<std::vector<float>> run_encoder(LoadedModel& e, const std::vector<std::vector<std::int32_t>>& inputs);
     bool authorized(const httplib::Request& req) const;
     // Before a body is read: only /health for a connection over the limit, the key, the body's
     // bytes in the budget. Returns the refusal to send, if any.

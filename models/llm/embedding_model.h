@@ -12,8 +12,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace forge::llm {
@@ -39,6 +41,26 @@ public:
     // Pooling::None: [n_tokens, n_embd]; Pooling::Rank: [1], the score before any sigmoid).
     // Throws forge::Error for no tokens, more than n_ctx() or an id out of range.
     virtual std::vector<float> embed(std::span<const std::int32_t> tokens) = 0;
+
+    // The tokens of one query-document pair for a Pooling::Rank model, as llama-server makes
+    // them: the file's rerank template (tokenizer.chat_template.rerank) with {query} and
+    // {document} put in, or else [BOS] query [EOS] document [EOS] as the vocabulary adds them.
+    virtual std::vector<std::int32_t> rerank_tokens(std::string_view query, std::string_view document) const;
 };
+
+// "none", "mean", "cls", "last", "rank" (llama.cpp's --pooling names); anything else throws
+// naming the accepted ones.
+Pooling pooling_from_name(std::string_view name);
+std::string_view pooling_name(Pooling pooling);
+
+struct EmbeddingOptions {
+    std::optional<Pooling> pooling;  // instead of the file's {arch}.pooling_type
+    std::int64_t n_ctx = 4096;       // the most tokens of one input (capped by the trained context)
+};
+
+// The text encoder in a GGUF file, by its general.architecture: llama, qwen2, qwen3 (their
+// hidden states, models/llm/llama_embedding_model.h), bert and nomic-bert (models/bert/).
+// Throws FormatError naming the file for an architecture that is no text encoder here.
+std::unique_ptr<EmbeddingModel> load_embedding_model(const std::string& path, const EmbeddingOptions& options = {});
 
 }  // namespace forge::llm

@@ -54,21 +54,36 @@ Forward::Forward(const Model& model, std::int64_t max_rows, const infer::KvCache
     cache_type_ = cache.type();
 }
 
-void Forward::check_rows(std::span<const BatchRow> rows, const infer::KvCache& cache, std::size_t logit_values) const {
+void Forward::check_rows(std::span<const BatchRow> rows, const infer::KvCache& cache) const {
     check(!rows.empty(), "forward: no rows");
     check(static_cast<std::int64_t>(rows.size()) <= max_rows_, "forward: {} rows, more than the {} it was made for",
           rows.size(), max_rows_);
     check(sz(cache.n_slots()) <= slot_ends_.size() && cache.n_ctx() <= cache_ctx_ && cache.type() == cache_type_,
           "forward: made for caches of up to {} slots of {} positions of one type, not {} slots of {}",
           slot_ends_.size(), cache_ctx_, cache.n_slots(), cache.n_ctx());
+}
+
+// `values` must hold one row of `width` for each row that wants output (logits or hidden states).
+void Forward::check_outputs(std::span<const BatchRow> rows, std::size_t values, std::int64_t width) const {
     std::size_t wanted = 0;
     for (const BatchRow& r : rows) wanted += r.wants_logits ? 1 : 0;
-    check(logit_values == wanted * sz(h_.n_vocab), "forward: {} logits do not hold {} rows of {}", logit_values, wanted,
-          h_.n_vocab);
+    check(values == wanted * sz(width), "forward: {} outputs do not hold {} rows of {}", values, wanted, width);
 }
 
 void Forward::run(std::span<const BatchRow> rows, infer::KvCache& cache, std::span<float> logits) {
-    check_rows(rows, cache, logits.size());
+    check_outputs(rows, logits.size(), h_.n_vocab);
+    run_blocks(rows, cache);
+    if (!logits.empty()) output_head(rows, logits);
+}
+
+void Forward::run_hidden(std::span<const BatchRow> rows, infer::KvCache& cache, std::span<float> hidden) {
+    check_outputs(rows, hidden.size(), h_.n_embd);
+    run_blocks(rows, cache);
+    final_norm(rows, hidden);
+}
+
+void Forward::run_blocks(std::span<const BatchRow> rows, infer::KvCache& cache) {
+    check_rows(rows, cache);
     for (std::int64_t s = 0; s < cache.n_slots(); ++s) slot_ends_[sz(s)] = cache.length(s);
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const BatchRow& r = rows[i];
@@ -83,7 +98,8 @@ void Forward::run(std::span<const BatchRow> rows, infer::KvCache& cache, std::sp
         ++slot_ends_[sz(r.slot)];
         positions_[i] = r.position;
     }
-    // The architecture: embedding -> n_layer x (attention, feed-forward) -> norm -> head.
+    // The architecture: embedding -> n_layer x (attention, feed-forward) -> norm -> head
+    // (the last two in output_head, or final_norm alone for hidden states).
     const auto n = static_cast<std::int64_t>(rows.size());
     embed(rows);
     infer::rope_angles_rows(std::span(positions_).first(rows.size()),
@@ -94,7 +110,6 @@ void Forward::run(std::span<const BatchRow> rows, infer::KvCache& cache, std::sp
         feed_forward_block(layer, n);
     }
     for (const BatchRow& r : rows) cache.commit(r.slot, r.position);
-    if (!logits.empty()) output_head(rows, logits);
 }
 
 // A tied head's table was interleaved for the output matmul and its file pages released;
@@ -149,18 +164,23 @@ void Forward::feed_forward_block(std::int64_t layer, std::int64_t n) {
     infer::add_rows(std::span(x_).first(sz(n * h_.n_embd)), std::span(proj_).first(sz(n * h_.n_embd)));
 }
 
-// logits = W_out · rmsnorm(x) for the rows that want them, gathered to the front of xn.
-void Forward::output_head(std::span<const BatchRow> rows, std::span<float> logits) {
+std::int64_t Forward::final_norm(std::span<const BatchRow> rows, std::span<float> out) {
     const auto width = sz(h_.n_embd);
     std::int64_t wanted = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         if (!rows[i].wants_logits) continue;
         const auto x = std::span(x_).subspan(i * width, width);
-        infer::rmsnorm_rows(x, std::span(xn_).subspan(sz(wanted) * width, width), 1, h_.n_embd,
+        infer::rmsnorm_rows(x, out.subspan(sz(wanted) * width, width), 1, h_.n_embd,
                             model_.weights().output_norm.span<float>(), h_.rms_eps);
         ++wanted;
     }
-    infer::linear(model_.weights().output, std::span(xn_).first(sz(wanted) * width), wanted, logits, act_scratch_);
+    return wanted;
+}
+
+// logits = W_out · rmsnorm(x) for the rows that want them, normalized into the front of xn.
+void Forward::output_head(std::span<const BatchRow> rows, std::span<float> logits) {
+    const std::int64_t wanted = final_norm(rows, xn_);
+    infer::linear(model_.weights().output, std::span(xn_).first(sz(wanted) * sz(h_.n_embd)), wanted, logits, act_scratch_);
 }
 
 }  // namespace forge::llm

@@ -1,6 +1,6 @@
 // The transformer forward pass of a llama-family model (llama, qwen2, qwen3) as a stateless
 // function of a batch and a KV cache: rows {token, position, slot, wants logits} in, logits
-// out for the rows that want them. Sequence state lives only in the cache (what each slot
+// out for the rows that want them (or, for an embedding model, their final-norm hidden states). Sequence state lives only in the cache (what each slot
 // holds); this object holds the activation buffers for up to max_rows rows, allocated once,
 // so a forward pass allocates nothing. Rows of different slots share every matrix product;
 // each row's logits are the same bits whatever else is in the batch (core/infer/linear.h).
@@ -39,12 +39,21 @@ public:
     // (positions length, length + 1, ...). Throws before touching the cache for a token out
     // of range, a position past the context or a gap.
     void run(std::span<const infer::BatchRow> rows, infer::KvCache& cache, std::span<float> logits);
+    // The same pass without the head: the hidden states after the final norm of the rows that
+    // want output, in batch order, into `hidden` ([rows wanting output, n_embd]). What an
+    // embedding model pools (models/llm/llama_embedding_model.h).
+    void run_hidden(std::span<const infer::BatchRow> rows, infer::KvCache& cache, std::span<float> hidden);
 
 private:
-    void check_rows(std::span<const infer::BatchRow> rows, const infer::KvCache& cache, std::size_t logit_values) const;
+    // Checks, then embedding and every block; the cache holds the rows afterwards.
+    void run_blocks(std::span<const infer::BatchRow> rows, infer::KvCache& cache);
+    void check_rows(std::span<const infer::BatchRow> rows, const infer::KvCache& cache) const;
+    void check_outputs(std::span<const infer::BatchRow> rows, std::size_t values, std::int64_t width) const;
     void embed(std::span<const infer::BatchRow> rows);
     void attention_block(std::int64_t layer, std::span<const infer::BatchRow> rows, infer::KvCache& cache);
     void feed_forward_block(std::int64_t layer, std::int64_t n);
+    // rmsnorm(x) of the rows that want output, gathered to the front of `out`; returns how many.
+    std::int64_t final_norm(std::span<const infer::BatchRow> rows, std::span<float> out);
     void output_head(std::span<const infer::BatchRow> rows, std::span<float> logits);
 
     const Model& model_;

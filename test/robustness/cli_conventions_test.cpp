@@ -49,6 +49,7 @@ const std::vector<Command>& commands() {
         {"bench train", {}, "--reps 0", "--reps", {}},
         {"bench transcribe", kMissing, "--seconds 0", "--seconds", {}},
         {"chat", kMissing + " -p hi", kModel + " -p hi --ctx 0", "--ctx", kModel + " -p hi -n 2 --temp 0"},
+        {"embed", kMissing + " --text hi", kModel + " --text hi --ctx 0", "--ctx", kModel + " --text hi --pooling mean"},
         {"gguf info", kMissing, {}, "", kModel},
         {"logits", kMissing + " --tokens 1 --out " + scratch("l.f32"), kModel + " --tokens 1 --out x --ctx 0", "--ctx",
          kModel + " --tokens 1,2 --out " + scratch("l.f32")},
