@@ -270,7 +270,9 @@ void parse_lengths(const json& body, const RequestLimits& limits, CompletionRequ
         const json* v = field(body, name);
         if (v == nullptr) continue;
         const bool openai = std::string_view(name) != "n_predict";
-        if (openai && v->is_number_integer() && !v->is_number_unsigned() && v->get<std::int64_t>() < 1)
+        // (a parsed 0 is an unsigned number to nlohmann::json, -3 a signed one)
+        const bool below_one = v->is_number_unsigned() ? v->get<std::uint64_t>() < 1 : v->is_number_integer() && v->get<std::int64_t>() < 1;
+        if (openai && below_one)
             throw invalid_request(fmt::format("Invalid '{}': integer below minimum value. Expected a value >= 1, but got {} instead.", name,
                                               v->get<std::int64_t>()),
                                   name, "integer_below_min_value");

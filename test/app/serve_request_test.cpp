@@ -312,6 +312,9 @@ TEST(ServeRequest, MaxTokensBelowOneIsA400) {
     EXPECT_EQ(refusal(Endpoint::Completions, {{"prompt", "x"}, {"max_tokens", 0}}),
               "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead. | max_tokens | integer_below_min_value");
     EXPECT_EQ(chat_refused({{"max_completion_tokens", -3}}), "max_completion_tokens");
+    // As the server reads it: a parsed 0 is an unsigned number.
+    EXPECT_EQ(refusal(Endpoint::Completions, parse_body(R"({"prompt": "x", "max_tokens": 0})")),
+              "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead. | max_tokens | integer_below_min_value");
     EXPECT_EQ(chat({{"max_tokens", 1}}).generation.max_tokens, 1);
     EXPECT_EQ(chat({{"n_predict", 0}}).generation.max_tokens, 0);
     EXPECT_EQ(chat({{"n_predict", -1}}).generation.max_tokens, -1);

@@ -180,6 +180,11 @@ def serve_request_seeds(corpus):
                        "chat_template_kwargs": {"enable_thinking": False}},
         # issue 32's probes: n = 1000 was refused as out of [1, 128]
         "chat_n_1000": {"messages": user, "n": 1000, "best_of": 1000},
+        # issue 29: llama-server's constraint fields, one and two at once
+        "chat_grammar": {"messages": user, "grammar": 'root ::= ("yes" | "no") "!"{1,3}\nunused ::= [^\\n]*\n'},
+        "chat_grammar_and_schema": {"messages": user, "grammar": 'root ::= "a"', "json_schema": schema},
+        "chat_json_object_schema": {"messages": user, "response_format": {"type": "json_object", "schema": schema}},
+        "chat_max_tokens_0": {"messages": user, "max_tokens": 0},
     }
     completions = {
         "completion_text": {"prompt": "Once upon", "max_tokens": 8, "temperature": 0, "echo": False},
@@ -187,6 +192,8 @@ def serve_request_seeds(corpus):
         "completion_list": {"prompt": ["only one"], "n": 1, "stream": True},
         # issue 32's probes: a long prompt (the probe's was 8 MiB, refused by its bytes before tokenizing)
         "completion_long_prompt": {"prompt": "Once upon a time " * 64, "max_tokens": 1},
+        "completion_json_schema": {"prompt": "x", "json_schema": schema},
+        "completion_grammar_left_recursion": {"prompt": "x", "grammar": 'root ::= root "a" | "b"'},
     }
     pattern = lambda p: {"type": "json_schema", "json_schema": {"name": "p", "schema": {"type": "string", "pattern": p}}}
     schema_format = lambda s: {"type": "json_schema", "json_schema": {"name": "p", "schema": s}}
