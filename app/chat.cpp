@@ -1,6 +1,6 @@
 // `forge chat [MODEL.gguf|default] [-p PROMPT] [-n N] [--raw] [--system S] [--no-think] [--temp T]
 // [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--ctx N] [--kv-type f16|f32]
-// [--json-schema FILE | --regex PATTERN]`
+// [--json-schema FILE | --regex PATTERN | --grammar-file F.gbnf]`
 //
 // With -p: one answer, streamed to stdout. Without: the REPL of app/chat_repl.h (line editing
 // and history on a terminal, /help, /reset, /system, /save, /exit, Ctrl-C). Each turn renders the whole conversation with the model's chat template
@@ -56,7 +56,7 @@ struct ChatCliOptions {
     std::optional<std::int64_t> ctx;  // --ctx as given; the session gets n_ctx (app/context_size.h)
     std::int64_t n_ctx = 0;
     std::string kv_type = "f16";
-    std::string json_schema_file, regex;  // constrain every answer (models/llm/grammar/)
+    ChatGrammarFlags grammar;  // constrain every answer (models/llm/grammar/)
 };
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -77,7 +77,7 @@ public:
           sampler_(o.sampling, model.hparams().n_vocab) {
         generation_.sampling = o.sampling;
         generation_.max_tokens = o.n_predict;
-        grammar_ = chat_grammar(o.json_schema_file, o.regex);
+        grammar_ = chat_grammar(o.grammar);
         if (grammar_) vocabulary_ = std::make_shared<const llm::grammar::VocabularyIndex>(format_.tokenizer());
         reset();
     }
@@ -220,8 +220,9 @@ void add_chat_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--seed", o->seed, "Random seed (default: random)");
     cmd->add_option("--ctx", o->ctx, "Context size in tokens (default 4096, or the model's trained length when smaller)")
         ->check(CLI::Range(std::int64_t{1}, infer::kMaxContext));
-    cmd->add_option("--json-schema", o->json_schema_file, "Answers are JSON valid under this JSON Schema file");
-    cmd->add_option("--regex", o->regex, "Answers match this regular expression (the grammar engine's subset)")->check(regex_pattern());
+    cmd->add_option("--json-schema", o->grammar.json_schema_file, "Answers are JSON valid under this JSON Schema file");
+    cmd->add_option("--regex", o->grammar.regex, "Answers match this regular expression (the grammar engine's subset)")->check(regex_pattern());
+    cmd->add_option("--grammar-file", o->grammar.grammar_file, "Answers follow this GBNF grammar file (llama.cpp's notation; docs/GRAMMAR.md)");
     cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0")->check(kv_cache_type());
     commands.add(cmd, [o] { return run_chat(*o); });
 }

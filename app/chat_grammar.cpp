@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/json.h"
+#include "models/llm/grammar/gbnf.h"
 #include "models/llm/grammar/json_schema.h"
 #include "models/llm/grammar/regex_grammar.h"
 
@@ -12,18 +13,37 @@
 
 namespace forge::app {
 
-std::shared_ptr<const llm::grammar::Grammar> chat_grammar(const std::string& json_schema_file, const std::string& regex) {
-    check(json_schema_file.empty() || regex.empty(), "--json-schema and --regex cannot be used together");
-    if (!regex.empty()) return llm::grammar::compile_regex(regex);
-    if (json_schema_file.empty()) return nullptr;
-    std::ifstream in(json_schema_file);
-    check(in.good(), "--json-schema: cannot read {}", json_schema_file);
+namespace {
+
+std::string read_file(const std::string& flag, const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    check(in.good(), "{}: cannot read {}", flag, path);
     std::stringstream text;
     text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+std::shared_ptr<const llm::grammar::Grammar> chat_grammar(const ChatGrammarFlags& flags) {
+    const int given = !flags.json_schema_file.empty() + !flags.regex.empty() + !flags.grammar_file.empty();
+    check(given <= 1, "--json-schema, --regex and --grammar-file cannot be used together: give one");
+    if (!flags.regex.empty()) return llm::grammar::compile_regex(flags.regex);
+    if (!flags.grammar_file.empty()) {
+        const std::string text = read_file("--grammar-file", flags.grammar_file);
+        try {
+            return llm::grammar::compile_gbnf(text);
+        } catch (const Error& e) {  // a GbnfError (line, column) or a GrammarLimitError
+            fail("--grammar-file {}: {}", flags.grammar_file, e.what());
+        }
+    }
+    const std::string& json_schema_file = flags.json_schema_file;
+    if (json_schema_file.empty()) return nullptr;
+    const std::string text = read_file("--json-schema", json_schema_file);
     nlohmann::ordered_json schema;
     try {
         // Bounded nesting: compiling a schema recurses along it (as forge serve's bodies).
-        schema = parse_ordered_json(text.str(), "--json-schema " + json_schema_file, kMaxDocumentDepth);
+        schema = parse_ordered_json(text, "--json-schema " + json_schema_file, kMaxDocumentDepth);
     } catch (const FormatError& e) {
         fail("{}", e.what());
     }

@@ -2,6 +2,7 @@
 
 #include "app/serve/request_fields.h"
 #include "core/json.h"
+#include "models/llm/grammar/gbnf.h"
 #include "models/llm/grammar/grammar_limits.h"
 #include "models/llm/grammar/json_schema.h"
 #include "models/llm/grammar/response_format.h"
@@ -12,6 +13,7 @@
 #include <limits>
 #include <random>
 #include <string_view>
+#include <vector>
 
 namespace forge::app::serve {
 
@@ -249,9 +251,19 @@ void parse_lengths(const json& body, const RequestLimits& limits, CompletionRequ
     constexpr std::int64_t kMostTokens = std::int64_t{1} << 40;
     // Later names win: max_completion_tokens is OpenAI's newer name for max_tokens; n_predict
     // is llama-server's (-1: until the end or the context is full).
+    // OpenAI refuses a max_tokens below 1 (0 and negatives) with this message and code;
+    // llama-server's n_predict 0 only reads the prompt, -1 has no limit.
     for (const char* name : {"max_tokens", "max_completion_tokens", "n_predict"}) {
-        const std::int64_t lowest = std::string_view(name) == "n_predict" ? -1 : 0;
-        if (const json* v = field(body, name)) r.generation.max_tokens = integer_in(*v, name, lowest, kMostTokens);
+        const json* v = field(body, name);
+        if (v == nullptr) continue;
+        const bool openai = std::string_view(name) != "n_predict";
+        // (a parsed 0 is an unsigned number to nlohmann::json, -3 a signed one)
+        const bool below_one = v->is_number_unsigned() ? v->get<std::uint64_t>() < 1 : v->is_number_integer() && v->get<std::int64_t>() < 1;
+        if (openai && below_one)
+            throw invalid_request(fmt::format("Invalid '{}': integer below minimum value. Expected a value >= 1, but got {} instead.", name,
+                                              v->get<std::int64_t>()),
+                                  name, "integer_below_min_value");
+        r.generation.max_tokens = integer_in(*v, name, openai ? 1 : -1, kMostTokens);
     }
 }
 
@@ -296,36 +308,83 @@ ApiError schema_error(const llm::grammar::SchemaError& e) {
     return invalid_request(fmt::format("'{}': {}", e.path(), reason), e.path(), "invalid_schema");
 }
 
-// response_format -> its grammar; tools / tool_choice / parallel_tool_calls -> the template's
-// tools, whether to parse calls, and for "required" or a named function the grammar of a call.
-void parse_structured_output(const json& body, const RequestLimits& limits, CompletionRequest& r) {
-    const json* format = field(body, "response_format");
+using CompileGrammar = std::function<GrammarCache::GrammarPtr()>;
+
+// A grammar through the server's cache (null: compiled each time).
+GrammarCache::GrammarPtr compiled(const RequestLimits& limits, const std::string& key, const CompileGrammar& compile) {
+    return limits.grammars != nullptr ? limits.grammars->get(key, compile) : compile();
+}
+
+// The field that asks for a constrained answer, if any: llama-server's `grammar` (GBNF; ""
+// is none, as there) and `json_schema`, and OpenAI's `response_format` (chat; "text" is none).
+// One answer follows one grammar, so two of them are a 400 naming both, as llama-server
+// refuses `json_schema` with `grammar`.
+const char* constraint_field(const json& body, Endpoint endpoint) {
+    std::vector<const char*> asked;
+    if (const json* g = field(body, "grammar"); g != nullptr && !string(*g, "grammar").empty()) asked.push_back("grammar");
+    if (const json* schema = field(body, "json_schema")) {
+        if (!schema->is_object() && !schema->is_boolean()) throw wrong_type("json_schema", "a JSON Schema (an object)");
+        asked.push_back("json_schema");
+    }
+    if (const json* format = field(body, "response_format"); format != nullptr && endpoint == Endpoint::ChatCompletions) {
+        const bool text = format->is_object() && format->contains("type") && (*format)["type"] == "text";
+        if (!text) asked.push_back("response_format");
+    }
+    if (asked.size() > 1)
+        throw invalid_request(fmt::format("'{}' and '{}' both constrain the answer: send one of them", asked[0], asked[1]), asked[1],
+                              "conflicting_parameters");
+    return asked.empty() ? nullptr : asked.front();
+}
+
+// The grammar `name` (from constraint_field) asks for; its errors are 400s naming the field
+// or the schema path.
+GrammarCache::GrammarPtr compile_constraint(const json& body, const std::string& name, const RequestLimits& limits) {
+    const json& value = body[name];
+    try {
+        if (name == "grammar") {
+            const std::string& text = value.get_ref<const std::string&>();
+            return compiled(limits, "gbnf " + text, [&] { return llm::grammar::compile_gbnf(text); });
+        }
+        if (name == "json_schema")
+            return compiled(limits, "json_schema " + value.dump(), [&] { return llm::grammar::compile_json_schema_field(value, name); });
+        return compiled(limits, "response_format " + value.dump(), [&] { return llm::grammar::compile_response_format(value); });
+    } catch (const llm::grammar::SchemaError& e) {
+        throw schema_error(e);
+    } catch (const llm::grammar::GbnfError& e) {
+        throw invalid_request(fmt::format("'grammar': {}", e.what()), name, "invalid_grammar");
+    } catch (const llm::grammar::GrammarLimitError& e) {  // too large or too ambiguous, where no schema path applies
+        throw invalid_request(fmt::format("'{}': {}", name, e.what()), name, name == "grammar" ? "invalid_grammar" : "invalid_schema");
+    }
+}
+
+// `grammar` / `json_schema` / response_format -> its grammar; tools / tool_choice /
+// parallel_tool_calls (chat) -> the template's tools, whether to parse calls, and for
+// "required" or a named function the grammar of a call.
+void parse_structured_output(const json& body, Endpoint endpoint, const RequestLimits& limits, CompletionRequest& r) {
+    const char* constraint = constraint_field(body, endpoint);
+    if (constraint != nullptr) r.grammar = compile_constraint(body, constraint, limits);
+    if (endpoint != Endpoint::ChatCompletions) return;
     const json* tools = field(body, "tools");
     const json* choice = field(body, "tool_choice");
     bool parallel = true;
     if (const json* p = field(body, "parallel_tool_calls")) parallel = boolean(*p, "parallel_tool_calls");
-    const auto compiled = [&](const std::string& key, const std::function<GrammarCache::GrammarPtr()>& compile) {
-        return limits.grammars != nullptr ? limits.grammars->get(key, compile) : compile();
-    };
     try {
-        if (format != nullptr)
-            r.grammar = compiled("response_format " + format->dump(), [&] { return llm::grammar::compile_response_format(*format); });
         r.tool_choice = llm::tool_calls::parse_tool_choice(choice ? *choice : json(), tools ? *tools : json());
         const bool have_tools = tools != nullptr && !tools->empty();
         if (!have_tools || r.tool_choice.mode == llm::tool_calls::ToolChoiceMode::None) return;
         // One grammar per answer: a structured answer and a call cannot both be enforced.
-        if (r.grammar != nullptr)
-            throw unsupported("response_format", "a json_object / json_schema answer together with tools (send tool_choice 'none', or no response_format)");
+        if (constraint != nullptr)
+            throw unsupported(constraint, "a constrained answer together with tools (send tool_choice 'none', or no grammar / json_schema / response_format)");
         r.chat.tools = *tools;
         r.parse_tool_calls = true;
         if (r.tool_choice.mode == llm::tool_calls::ToolChoiceMode::Auto) return;  // the model decides: nothing to enforce
         const std::string key = fmt::format("tools {} {} {} {}", llm::tool_calls::tool_format_name(limits.tool_format), parallel,
                                             choice != nullptr ? choice->dump() : "", tools->dump());
-        r.grammar = compiled(key, [&] { return llm::tool_calls::tool_call_grammar(limits.tool_format, *tools, r.tool_choice, parallel); });
+        r.grammar = compiled(limits, key, [&] { return llm::tool_calls::tool_call_grammar(limits.tool_format, *tools, r.tool_choice, parallel); });
     } catch (const llm::grammar::SchemaError& e) {
         throw schema_error(e);
     } catch (const llm::grammar::GrammarLimitError& e) {  // too large or too ambiguous, where no schema path applies
-        throw invalid_request(e.what(), format != nullptr ? "response_format" : "tools", "invalid_schema");
+        throw invalid_request(e.what(), "tools", "invalid_schema");
     }
 }
 
@@ -360,10 +419,10 @@ CompletionRequest parse_request(Endpoint endpoint, const nlohmann::ordered_json&
     if (endpoint == Endpoint::ChatCompletions) {
         r.messages = parse_messages(body);
         parse_chat_options(body, r);
-        parse_structured_output(body, limits, r);
     } else {
         parse_prompt(body, limits, r);
     }
+    parse_structured_output(body, endpoint, limits, r);
     parse_sampling(body, limits, r);
     parse_lengths(body, limits, r);
     parse_logprobs(body, endpoint, r);

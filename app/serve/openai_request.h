@@ -1,9 +1,10 @@
 // The body of POST /v1/chat/completions and POST /v1/completions, read and checked: every
 // field forge honours becomes engine options; every field it cannot honour (n > 1, echo,
 // image content, a schema feature the grammar engine lacks, ...) is an ApiError (400) naming
-// the field, never silently dropped. `response_format` and `tool_choice` "required" or a
-// named function compile to a grammar (models/llm/grammar) that the request's generation
-// follows; `tools` go to the chat template, and the answer is parsed for calls. Fields
+// the field, never silently dropped. llama-server's `grammar` (GBNF) and `json_schema`,
+// `response_format` (chat), and `tool_choice` "required" or a named function compile to a
+// grammar (models/llm/grammar) that the request's generation follows (two of the first three
+// at once: 400); `tools` go to the chat template, and the answer is parsed for calls. Fields
 // clients send as metadata (user, metadata, store, service_tier, model) are accepted; fields
 // nobody defined are ignored, as llama-server does.
 #pragma once
@@ -53,7 +54,8 @@ struct CompletionRequest {
     bool logprobs = false;       // report each token's log-probability (top_logprobs alternatives)
     bool return_tokens = false;  // extension (llama-server): the generated token ids in the response
 
-    // The grammar the answer must follow (response_format, or tool_choice required / named);
+    // The grammar the answer must follow (grammar, json_schema, response_format, or
+    // tool_choice required / named);
     // nullptr: none. Compiled here, so a bad schema is a 400 before anything runs.
     std::shared_ptr<const llm::grammar::Grammar> grammar;
     // Tools offered (chat.tools holds them for the template) and tool_choice is not "none": the

@@ -12,6 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -197,6 +199,32 @@ TEST(LlmCliBadInput, HostileGrammarsAreErrorsNotCrashes) {
     std::ofstream(path) << R"({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})";
     expect_error(forge("chat " + quoted(kModel) + " -p hi --json-schema " + quoted(path)), "#/$defs/a/$ref");
     std::remove(path.c_str());
+}
+
+// A file of `path` under the test's temporary directory, holding `text`.
+std::string temp_file(const std::string& name, const std::string& text) {
+    const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+TEST(ChatGrammar, GrammarFileConstrainsTheAnswer) {
+    const std::string path = temp_file("answer.gbnf", "# yes or no, then 1 to 3 '!'\nroot ::= (\"yes\" | \"no\") \"!\"{1,3}\n");
+    const std::string answer = one_shot_answer("Well?", " --grammar-file " + quoted(path));
+    EXPECT_TRUE(std::regex_match(answer, std::regex("(yes|no)!{1,3}"))) << answer;
+    std::remove(path.c_str());
+}
+
+TEST(LlmCliBadInput, BadGrammarFilesNameTheFileLineAndColumn) {
+    const std::string path = temp_file("bad.gbnf", "root ::= item\n");
+    expect_error(forge("chat " + quoted(kModel) + " -p hi --grammar-file " + quoted(path)),
+                 "--grammar-file " + path + ": GBNF grammar, line 1, column 10: rule 'item' is used but never defined");
+    const std::string left = temp_file("left.gbnf", "root ::= root \"a\" | \"b\"\n");
+    expect_error(forge("chat " + quoted(kModel) + " -p hi --grammar-file " + quoted(left)), "left recursion");
+    expect_error(forge("chat " + quoted(kModel) + " -p hi --grammar-file " + quoted(path + ".missing")), "--grammar-file: cannot read");
+    expect_error(forge("chat " + quoted(kModel) + " -p hi --grammar-file " + quoted(path) + " --regex a"), "cannot be used together");
+    std::remove(path.c_str());
+    std::remove(left.c_str());
 }
 
 TEST(LlmCliBadInput, PromptLongerThanTheContext) {

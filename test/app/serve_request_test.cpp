@@ -7,6 +7,9 @@
 #include "app/serve/openai_response.h"
 #include "app/serve/prompt_budget.h"
 #include "models/llm/grammar/json_schema.h"
+#include "models/llm/grammar/matcher.h"
+
+#include <fmt/format.h>
 
 #include <gtest/gtest.h>
 
@@ -237,6 +240,84 @@ TEST(ServeRequest, BadOrUnsupportedSchemasAreRefusedWithTheirPath) {
     EXPECT_EQ(chat_refused({{"response_format", {{"type", "json_schema"}}}}), "response_format.json_schema");
     EXPECT_EQ(chat_refused({{"response_format", {{"type", "xml"}}}}), "response_format.type");
     EXPECT_EQ(chat_refused({{"response_format", "json"}}), "response_format");
+}
+
+// Whether `text` is a whole answer under the request's grammar.
+bool follows(const CompletionRequest& r, std::string_view text) {
+    llm::grammar::Matcher m(r.grammar);
+    return m.accept(text) && m.complete();
+}
+
+// The ApiError parsing `body` for `endpoint` throws (message, param, code), "" when none.
+std::string refusal(Endpoint endpoint, json body) {
+    if (endpoint == Endpoint::ChatCompletions && !body.contains("messages")) body["messages"] = json::array({{{"role", "user"}, {"content", "hi"}}});
+    try {
+        parse_request(endpoint, body, kLimits);
+    } catch (const ApiError& e) {
+        return fmt::format("{} | {} | {}", e.what(), e.param(), e.code());
+    }
+    return "";
+}
+
+// llama-server's fields: `grammar` (GBNF) and `json_schema` on both endpoints, and
+// response_format json_object with a `schema`; none silently ignored.
+TEST(ServeRequest, GrammarAndJsonSchemaFieldsConstrainTheAnswer) {
+    const json gbnf = "root ::= (\"yes\" | \"no\") \"!\"{1,3}\n";
+    for (Endpoint endpoint : {Endpoint::ChatCompletions, Endpoint::Completions}) {
+        json body{{"grammar", gbnf}, {"prompt", "q"}};
+        if (endpoint == Endpoint::ChatCompletions) body = {{"grammar", gbnf}, {"messages", json::array({{{"role", "user"}, {"content", "q"}}})}};
+        const CompletionRequest r = parse_request(endpoint, body, kLimits);
+        ASSERT_NE(r.grammar, nullptr);
+        EXPECT_TRUE(follows(r, "yes!!"));
+        EXPECT_FALSE(follows(r, "maybe!"));
+        body.erase("grammar");
+        body["json_schema"] = {{"type", "integer"}, {"minimum", 3}, {"maximum", 5}};
+        const CompletionRequest s = parse_request(endpoint, body, kLimits);
+        ASSERT_NE(s.grammar, nullptr);
+        EXPECT_TRUE(follows(s, "4"));
+        EXPECT_FALSE(follows(s, "7"));
+    }
+    EXPECT_EQ(chat({{"grammar", ""}}).grammar, nullptr);  // llama-server's default: no grammar
+    const CompletionRequest f = chat({{"response_format", {{"type", "json_object"}, {"schema", {{"type", "array"}, {"items", {{"type", "boolean"}}}}}}}});
+    EXPECT_TRUE(follows(f, "[true, false]"));
+    EXPECT_FALSE(follows(f, "{}"));  // the schema, not any object
+}
+
+TEST(ServeRequest, TwoConstraintsOrABadGrammarAreA400NamingTheField) {
+    const json schema{{"type", "string"}};
+    EXPECT_EQ(refusal(Endpoint::Completions, {{"prompt", "x"}, {"grammar", "root ::= \"a\""}, {"json_schema", schema}}),
+              "'grammar' and 'json_schema' both constrain the answer: send one of them | json_schema | conflicting_parameters");
+    EXPECT_EQ(chat_refused({{"json_schema", schema}, {"response_format", {{"type", "json_object"}}}}), "response_format");
+    EXPECT_EQ(chat_refused({{"grammar", "root ::= \"a\""}, {"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "s"}, {"schema", schema}}}}}}),
+              "response_format");
+    EXPECT_EQ(chat_refused({{"grammar", "root ::= \"a\""}, {"response_format", {{"type", "text"}}}}), "");
+    EXPECT_EQ(refusal(Endpoint::ChatCompletions, {{"grammar", "root ::= item\n"}}),
+              "'grammar': GBNF grammar, line 1, column 10: rule 'item' is used but never defined | grammar | invalid_grammar");
+    EXPECT_EQ(chat_refused({{"grammar", "root ::= root \"a\" | \"b\""}}), "grammar");  // left recursion
+    EXPECT_EQ(chat_refused({{"grammar", "root ::= \"a\"{0,99999}"}}), "grammar");
+    EXPECT_EQ(chat_refused({{"grammar", 5}}), "grammar");
+    EXPECT_EQ(chat_refused({{"json_schema", "string"}}), "json_schema");
+    EXPECT_EQ(chat_refused({{"json_schema", {{"type", "frobnicate"}}}}), "json_schema/type");
+    EXPECT_EQ(chat_refused({{"json_schema", {{"properties", {{"a", {{"type", "frobnicate"}}}}}}}}), "json_schema/properties/a/type");
+    EXPECT_EQ(chat_refused({{"response_format", {{"type", "json_object"}, {"schema", {{"type", "frobnicate"}}}}}}), "response_format.schema/type");
+    const json tools = json::array({{{"type", "function"}, {"function", {{"name", "f"}, {"parameters", {{"type", "object"}}}}}}});
+    EXPECT_EQ(chat_refused({{"grammar", "root ::= \"a\""}, {"tools", tools}}), "grammar");
+}
+
+// OpenAI: "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0
+// instead." (code integer_below_min_value), for 0 and negatives alike; n_predict is llama-server's.
+TEST(ServeRequest, MaxTokensBelowOneIsA400) {
+    EXPECT_EQ(refusal(Endpoint::ChatCompletions, {{"max_tokens", 0}}),
+              "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead. | max_tokens | integer_below_min_value");
+    EXPECT_EQ(refusal(Endpoint::Completions, {{"prompt", "x"}, {"max_tokens", 0}}),
+              "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead. | max_tokens | integer_below_min_value");
+    EXPECT_EQ(chat_refused({{"max_completion_tokens", -3}}), "max_completion_tokens");
+    // As the server reads it: a parsed 0 is an unsigned number.
+    EXPECT_EQ(refusal(Endpoint::Completions, parse_body(R"({"prompt": "x", "max_tokens": 0})")),
+              "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead. | max_tokens | integer_below_min_value");
+    EXPECT_EQ(chat({{"max_tokens", 1}}).generation.max_tokens, 1);
+    EXPECT_EQ(chat({{"n_predict", 0}}).generation.max_tokens, 0);
+    EXPECT_EQ(chat({{"n_predict", -1}}).generation.max_tokens, -1);
 }
 
 TEST(ServeRequest, ToolsReachTheTemplateAndToolChoiceTheGrammar) {

@@ -10,7 +10,7 @@
 - tokenizer: texts in several scripts, with and without special tokens;
 - serve_request: a byte choosing the endpoint (even: chat, odd: completions), then a request
   body using each field forge serve reads, and the hostile bodies of issue 32 (regression_*);
-- grammar: a byte choosing a regex (even) or a JSON Schema (odd), the pattern or schema, NUL,
+- grammar: a byte choosing a regex (0), a JSON Schema (1) or a GBNF grammar (2), the source, NUL,
   then text to walk through its grammar: everyday ones and the hostile ones of issue 32."""
 import ctypes
 import glob
@@ -180,6 +180,11 @@ def serve_request_seeds(corpus):
                        "chat_template_kwargs": {"enable_thinking": False}},
         # issue 32's probes: n = 1000 was refused as out of [1, 128]
         "chat_n_1000": {"messages": user, "n": 1000, "best_of": 1000},
+        # issue 29: llama-server's constraint fields, one and two at once
+        "chat_grammar": {"messages": user, "grammar": 'root ::= ("yes" | "no") "!"{1,3}\nunused ::= [^\\n]*\n'},
+        "chat_grammar_and_schema": {"messages": user, "grammar": 'root ::= "a"', "json_schema": schema},
+        "chat_json_object_schema": {"messages": user, "response_format": {"type": "json_object", "schema": schema}},
+        "chat_max_tokens_0": {"messages": user, "max_tokens": 0},
     }
     completions = {
         "completion_text": {"prompt": "Once upon", "max_tokens": 8, "temperature": 0, "echo": False},
@@ -187,6 +192,8 @@ def serve_request_seeds(corpus):
         "completion_list": {"prompt": ["only one"], "n": 1, "stream": True},
         # issue 32's probes: a long prompt (the probe's was 8 MiB, refused by its bytes before tokenizing)
         "completion_long_prompt": {"prompt": "Once upon a time " * 64, "max_tokens": 1},
+        "completion_json_schema": {"prompt": "x", "json_schema": schema},
+        "completion_grammar_left_recursion": {"prompt": "x", "grammar": 'root ::= root "a" | "b"'},
     }
     pattern = lambda p: {"type": "json_schema", "json_schema": {"name": "p", "schema": {"type": "string", "pattern": p}}}
     schema_format = lambda s: {"type": "json_schema", "json_schema": {"name": "p", "schema": s}}
@@ -237,8 +244,18 @@ def grammar_seeds(corpus):
         "schema_patterns": ({"type": "object", "properties": {f"p{i}": {"type": "string", "pattern": "^%s{0,9999}$" % chr(65 + i)}
                                                                for i in range(3)}}, '{"p0": "AAA"}'),
     }
+    gbnf = {
+        "gbnf_arithmetic": ('root ::= (expr "=" term "\\n")+\nexpr ::= term ([-+*/] term)*\nterm ::= [0-9]+ | "(" expr ")"\n', "1+(2*3)=7\n"),
+        "gbnf_escapes": ('root ::= "\\x41\\u00e9\\U0001F600" [^\\n"]* . # comment\n', "A\u00e9\U0001F600xyz\n"),
+        "gbnf_left_recursion": ("root ::= root \"a\" | \"b\"\n", "baa"),
+        "gbnf_nullable_star": ('root ::= x*\nx ::= "a"?\n', "aaa"),
+        "gbnf_huge_count": ('root ::= "a"{0,99999999999999999999}', "a"),
+        "gbnf_deep_groups": ("root ::= " + "(" * 1500 + '"a"' + ")" * 1500, "a"),
+        "gbnf_nested_counts": ('root ::= ("a"{0,100}){0,100} "b"', "a" * 300 + "b"),
+    }
     files = {name: b"\0" + pattern.encode() + b"\0" + text.encode() for name, (pattern, text) in regexes.items()}
     files.update({name: b"\1" + json.dumps(schema).encode() + b"\0" + text.encode() for name, (schema, text) in schemas.items()})
+    files.update({name: b"\2" + grammar.encode() + b"\0" + text.encode() for name, (grammar, text) in gbnf.items()})
     write_all(os.path.join(corpus, "grammar"), files)
 
 

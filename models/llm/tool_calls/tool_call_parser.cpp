@@ -1,5 +1,7 @@
 #include "models/llm/tool_calls/tool_call_parser.h"
 
+#include <algorithm>
+
 namespace forge::llm::tool_calls {
 
 namespace {
@@ -69,6 +71,8 @@ void ToolCallParser::scan_content(ParsedOutput& out, bool final) {
         pending_.clear();
         return;
     }
+    if (after_call_ && !hold_spaces_after_call(final)) return;
+    drop_stray_closes();
     const std::size_t open = pending_.find(kOpen);
     if (open != std::string::npos) {
         out.content += pending_.substr(0, open);
@@ -79,9 +83,37 @@ void ToolCallParser::scan_content(ParsedOutput& out, bool final) {
         call_announced_ = false;
         return;
     }
-    const std::size_t keep = final ? 0 : partial_marker(pending_, kOpen);
+    const std::size_t keep = final ? 0 : std::max(partial_marker(pending_, kOpen), partial_marker(pending_, kClose));
     out.content += pending_.substr(0, pending_.size() - keep);
     pending_.erase(0, pending_.size() - keep);
+}
+
+// Hermes, after a call: spaces and line ends are held until what follows is known. Before
+// another call (parallel calls, one per line) or at the end they are dropped: they are layout,
+// not content. Returns whether scanning may go on.
+bool ToolCallParser::hold_spaces_after_call(bool final) {
+    std::size_t spaces = 0;
+    while (spaces < pending_.size() && is_space(pending_[spaces])) ++spaces;
+    const std::string_view rest = std::string_view(pending_).substr(spaces);
+    if (rest.empty()) {
+        if (final) pending_.clear();
+        return false;
+    }
+    if (rest.substr(0, kOpen.size()) == kOpen) {
+        pending_.erase(0, spaces);
+        return true;
+    }
+    if (!final && kOpen.substr(0, rest.size()) == rest) return false;  // maybe the next call's tag
+    after_call_ = false;  // text follows: the spaces belong to it
+    return true;
+}
+
+// A "</tool_call>" outside a call is markup with nothing to close: never content.
+void ToolCallParser::drop_stray_closes() {
+    for (std::size_t at = pending_.find(kClose); at != std::string::npos; at = pending_.find(kClose, at)) {
+        if (pending_.find(kOpen) < at) return;  // belongs after a call that opens first
+        pending_.erase(at, kClose.size());
+    }
 }
 
 void ToolCallParser::scan_call(ParsedOutput& out) {
@@ -127,8 +159,8 @@ void ToolCallParser::emit_call_progress(ParsedOutput& out) {
 
 void ToolCallParser::close_call(ParsedOutput& out) {
     in_call_ = false;
-    if (!scanner_->has_name()) {  // not a call after all: the text is content
-        out.content += (format_ == ToolFormat::Hermes ? std::string(kOpen) : "") + call_text_;
+    if (!scanner_->has_name()) {  // not a call after all: the text (without the markup) is content
+        out.content += call_text_;
         if (format_ == ToolFormat::Llama3Json) llama_content_ = true;
         scanner_.reset();
         return;
@@ -143,6 +175,7 @@ void ToolCallParser::close_call(ParsedOutput& out) {
     }
     calls_.push_back({id_prefix_ + std::to_string(index), scanner_->name(), std::move(arguments)});
     scanner_.reset();
+    after_call_ = format_ == ToolFormat::Hermes;
 }
 
 ParsedOutput ToolCallParser::finish() {
@@ -151,7 +184,17 @@ ParsedOutput ToolCallParser::finish() {
         for (char c : pending_) scanner_->push(c);
         call_text_ += pending_;
         pending_.clear();
-        close_call(out);
+        // Cut short (max_tokens, a full context): a call whose object never closed has broken
+        // JSON. It is no call (not in calls()) and no content: finish_reason "length" says why.
+        // After "<tool_call>" anything is a call; a Llama answer only once it names a function.
+        const bool cut = !scanner_->done() && (format_ == ToolFormat::Hermes || scanner_->has_name());
+        if (cut) {
+            in_call_ = false;
+            cut_call_ = true;
+            scanner_.reset();
+        } else {
+            close_call(out);
+        }
     }
     scan_content(out, true);
     if (!pending_.empty() && !in_call_) {

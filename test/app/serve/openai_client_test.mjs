@@ -229,6 +229,27 @@ test("json_schema streamed at temperature 0 equals the non-streamed answer; json
     else assert.match(text, /^\s*\{/);  // cut at max_tokens: still an object's beginning
 });
 
+test("llama-server's grammar (GBNF) and json_schema fields, through the client, on both endpoints; two at once is a 400", async () => {
+    const grammar = 'root ::= ("yes" | "no") "!"{1,3}\n';
+    for (const seed of [1, 2, 3]) {
+        const r = await client.chat.completions.create({...chat, temperature: 1, seed, max_tokens: 20, grammar});
+        assert.match(r.choices[0].message.content, /^(yes|no)!{1,3}$/);
+        assert.equal(r.choices[0].finish_reason, "stop");
+    }
+    const c = await client.completions.create({model: "tiny-qwen3", prompt: "Count:", temperature: 0, max_tokens: 20,
+        json_schema: {type: "array", items: {type: "integer", minimum: 0, maximum: 9}, maxItems: 3}});
+    if (c.choices[0].finish_reason === "stop") assert.ok(JSON.parse(c.choices[0].text).every((n) => n >= 0 && n <= 9));
+    await assert.rejects(client.chat.completions.create({...chat, grammar, json_schema: {type: "string"}}),
+        (e) => e instanceof OpenAI.BadRequestError && e.param === "json_schema" && e.code === "conflicting_parameters");
+    await assert.rejects(client.chat.completions.create({...chat, grammar: "root ::= item"}),
+        (e) => e instanceof OpenAI.BadRequestError && e.param === "grammar" && /line 1, column 10/.test(e.message));
+});
+
+test("max_tokens 0 is a 400 naming the field, as OpenAI answers it", async () => {
+    await assert.rejects(client.chat.completions.create({...chat, max_tokens: 0}),
+        (e) => e instanceof OpenAI.BadRequestError && e.param === "max_tokens" && e.code === "integer_below_min_value");
+});
+
 const tools = [weather, add];
 const toolChat = {model: "tiny-qwen3", messages: [{role: "user", content: "What is the weather in Oslo?"}], tools, max_tokens: 800};
 

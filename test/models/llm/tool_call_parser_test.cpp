@@ -62,7 +62,7 @@ TEST(ToolCallParser, HermesCallsAfterContent) {
     const Collected c = parse_every_way(ToolFormat::Hermes,
         "I'll look both up.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"note\": \"a } in \\\"text\\\"\"}}\n</tool_call>\n"
         "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"zone\": \"Asia/Tokyo\"}}\n</tool_call>");
-    EXPECT_EQ(c.content, "I'll look both up.\n\n");
+    EXPECT_EQ(c.content, "I'll look both up.\n");  // the line end between the calls is layout, not content
     ASSERT_EQ(c.calls.size(), 2u);
     EXPECT_EQ(c.calls[0].name, "get_weather");
     EXPECT_EQ(c.calls[0].id, "call_0");
@@ -105,7 +105,52 @@ TEST(ToolCallParser, UnclosedCallAtTheEndIsStillACall) {
 TEST(ToolCallParser, MalformedCallIsGivenBackAsContent) {
     const Collected c = parse_every_way(ToolFormat::Hermes, "x<tool_call>not json</tool_call>y");
     EXPECT_TRUE(c.calls.empty());
-    EXPECT_EQ(c.content, "x<tool_call>not jsony");
+    EXPECT_EQ(c.content, "xnot jsony");  // the inner text, never the markup
+}
+
+TEST(ToolCallParser, LineEndsBetweenParallelCallsAreNotContent) {
+    const std::string call = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>";
+    const Collected c = parse_every_way(ToolFormat::Hermes, call + "\n" + call + "\n\n");
+    EXPECT_EQ(c.content, "");
+    EXPECT_EQ(c.calls.size(), 2u);
+    // Text after the calls keeps its own layout.
+    EXPECT_EQ(parse_every_way(ToolFormat::Hermes, call + "\nDone.").content, "\nDone.");
+}
+
+TEST(ToolCallParser, StrayClosingTagsAreNotContent) {
+    EXPECT_EQ(parse_every_way(ToolFormat::Hermes, "a</tool_call>b").content, "ab");
+    const Collected c = parse_every_way(ToolFormat::Hermes, "<tool_call>{\"name\": \"f\"}</tool_call></tool_call>");
+    EXPECT_EQ(c.content, "");
+    EXPECT_EQ(c.calls.size(), 1u);
+}
+
+// Cut by max_tokens inside the arguments: the broken JSON is not presented as a call (OpenAI
+// returns the truncated arguments, which clients then fail to parse); serve's finish_reason
+// "length" says the answer was cut. A stream has already sent the call's deltas.
+TEST(ToolCallParser, ACallCutShortIsNotACall) {
+    for (const std::string& text : {std::string("Sure.<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, 2"),
+                                    std::string("Sure.<tool_call>\n{\"na")}) {
+        for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+            ToolCallParser parser(ToolFormat::Hermes);
+            const Collected c = collect(parser, {text.substr(0, cut), text.substr(cut)});
+            EXPECT_EQ(c.content, "Sure.") << text << " cut at " << cut;
+            EXPECT_TRUE(parser.calls().empty());
+            EXPECT_TRUE(parser.cut_call());
+        }
+    }
+    ToolCallParser streamed(ToolFormat::Hermes);
+    const Collected deltas = collect(streamed, {"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\""});
+    ASSERT_EQ(deltas.calls.size(), 1u);  // the deltas sent before the cut
+    EXPECT_EQ(deltas.calls[0].name, "f");
+    ToolCallParser llama(ToolFormat::Llama3Json);
+    const Collected cut_llama = collect(llama, {"{\"name\": \"f\", \"parameters\": {\"a\""});
+    EXPECT_EQ(cut_llama.content, "");
+    EXPECT_TRUE(llama.calls().empty());
+    EXPECT_TRUE(llama.cut_call());
+    // A Llama answer that is JSON but names no function stays content, cut or not.
+    ToolCallParser answer(ToolFormat::Llama3Json);
+    EXPECT_EQ(collect(answer, {"{\"answer\": [4"}).content, "{\"answer\": [4");
+    EXPECT_FALSE(answer.cut_call());
 }
 
 TEST(ToolCallParser, Llama3JsonCall) {
