@@ -32,6 +32,10 @@ public:
     llm::Pooling pooling() const override { return hparams_.pooling; }
     std::int64_t n_embd() const override { return hparams_.n_embd; }
     std::int64_t n_ctx() const override { return hparams_.n_ctx; }
+    // A cross-encoder reads "[CLS] query [SEP] document [SEP]" (pair_tokens), as bge-reranker was trained.
+    std::vector<std::int32_t> rerank_tokens(std::string_view query, std::string_view document) const override {
+        return pair_tokens(tokenizer_, query, document);
+    }
 
     std::vector<float> embed(std::span<const std::int32_t> tokens) override {
         check(!tokens.empty(), "embed: no tokens");

@@ -157,6 +157,9 @@ TEST(EmbeddingModel, TheLoaderDispatchesTheBertFamily) {
     EmbeddingOptions last;
     last.pooling = Pooling::Last;
     EXPECT_THROW(load_embedding_model(path, last), FormatError);
+    // Rerank input, as the routes and forge embed --query build it: bert's pair, not [BOS] q [EOS] d [EOS].
+    const auto reranker = load_embedding_model(std::string(FORGE_TEST_DATA_DIR) + "/bert/bert-rank.gguf");
+    EXPECT_EQ(reranker->rerank_tokens("what is a cat", "a feline"), bert::pair_tokens(reranker->tokenizer(), "what is a cat", "a feline"));
 }
 
 TEST(EmbeddingMath, NormalizeL2AndRelevanceScore) {
