@@ -107,7 +107,8 @@ inline Batch erfc(Batch z) {
     // 2^n from its exponent bits (-26 <= n <= 0: always a normal float).
     const Batch scale = xsimd::bitwise_cast<Batch>((xsimd::to_int(n) + IntBatch(127)) << 23);
     const Batch m = xsimd::fma(scale, p, scale - Batch(1.0f));
-    const Batch t = -m / (Batch(2.0f) + m);
+    // |m| = -m (m <= 0), except that tanh(+0) needs +0 where -m would give -0.
+    const Batch t = xsimd::abs(m) / (Batch(2.0f) + m);
     return t | xsimd::bitofsign(x);  // t >= 0: set the sign bit of x
 }
 
