@@ -24,10 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-// A refusal before any handler ran (no key, no route, a body too large) in the envelope of the
-// API the route belongs to (json_reply.h).
-void send_refusal(const httplib::Request& req, httplib::Response& res, const ApiError& error) { send_error(res, error, req.path); }
-
 // Routes that answer without a key, as llama-server's do: the health check, the model lists
 // (OpenAI's and Ollama's), Ollama's version probe and the chat page (which asks for the key itself).
 bool is_public(const std::string& path) {
@@ -96,16 +92,16 @@ void Server::add_routes() {
         }
         cors_.allow(req, res);  // every answer from here on, errors and streams too
         if (!refusal) return httplib::Server::HandlerResponse::Unhandled;
-        send_refusal(req, res, *refusal);
+        send_error(res, *refusal, req.path);  // in the envelope of the route's API (json_reply.h)
         return httplib::Server::HandlerResponse::Handled;
     });
     // Statuses httplib sets itself (404 no route, 413 body too large, 400 unreadable request)
     // get the route's envelope too.
     http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty()) return;
-        if (res.status == 404) return send_refusal(req, res, not_found(fmt::format("Unknown route: {} {}", req.method, req.path)));
-        if (res.status == 413 && is_form(req)) return send_refusal(req, res, form_too_large());
-        if (res.status == 413) return send_refusal(req, res, payload_too_large(options_.max_body));
+        if (res.status == 404) return send_error(res, not_found(fmt::format("Unknown route: {} {}", req.method, req.path)), req.path);
+        if (res.status == 413 && is_form(req)) return send_error(res, form_too_large(), req.path);
+        if (res.status == 413) return send_error(res, payload_too_large(options_.max_body), req.path);
         send_json(res, res.status, error_body(res.status, fmt::format("The request failed with HTTP status {}", res.status)));
     });
     http.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
