@@ -14,6 +14,7 @@
 // (ollama_response.h). Errors are Ollama's {"error": "..."}.
 #include "app/serve/api_error.h"
 #include "app/serve/http_server.h"
+#include "app/serve/json_reply.h"
 #include "app/serve/ollama_request.h"
 #include "app/serve/ollama_response.h"
 #include "app/serve/openai_response.h"
@@ -185,8 +186,8 @@ void Server::add_ollama_routes() {
     http.Post("/api/chat", [this](const httplib::Request& req, httplib::Response& res) { ollama_answer(req, res, OllamaEndpoint::Chat); });
     http.Post("/api/generate",
               [this](const httplib::Request& req, httplib::Response& res) { ollama_answer(req, res, OllamaEndpoint::Generate); });
-    http.Get("/api/tags", [this](const httplib::Request&, httplib::Response& res) { ollama_list(res, false); });
-    http.Get("/api/ps", [this](const httplib::Request&, httplib::Response& res) { ollama_list(res, true); });
+    http.Get("/api/tags", [this](const httplib::Request& req, httplib::Response& res) { ollama_list(req, res, false); });
+    http.Get("/api/ps", [this](const httplib::Request& req, httplib::Response& res) { ollama_list(req, res, true); });
     http.Post("/api/show", [this](const httplib::Request& req, httplib::Response& res) { ollama_describe(req, res); });
     http.Get("/api/version", [](const httplib::Request&, httplib::Response& res) {
         send_ollama(res, 200, {{"version", kOllamaApiVersion}, {"forge_version", FORGE_VERSION}});
@@ -261,8 +262,7 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
         send_ollama(res, 200, ollama_done(meta, whole.text(), result.stats, times, endpoint == OllamaEndpoint::Generate ? &prompt : nullptr));
     } catch (const ApiError& error) {
         metrics_.record_rejected();
-        if (error.status() == 503) res.set_header("Retry-After", "1");
-        send_ollama(res, error.status(), ollama_error(error.what()));
+        send_error(res, error, req.path);  // Ollama's {"error": ...} (json_reply.h)
     }
 }
 
@@ -275,7 +275,7 @@ OllamaModelFacts facts_of(const LoadedModel& e) { return {with_tag(e.name), e.pa
 // /api/tags: every model served, loaded or not (an unloaded one described from its GGUF header);
 // /api/ps: the loaded ones, with their context. keep_alive unloads nothing: --models-max and
 // --models-memory decide, so expires_at is far away.
-void Server::ollama_list(httplib::Response& res, bool running) const {
+void Server::ollama_list(const httplib::Request& req, httplib::Response& res, bool running) const {
     try {
         json models = json::array();
         for (const auto& status : registry_.statuses()) {
@@ -299,7 +299,7 @@ void Server::ollama_list(httplib::Response& res, bool running) const {
         }
         send_ollama(res, 200, {{"models", std::move(models)}});
     } catch (const ApiError& error) {
-        send_ollama(res, error.status(), ollama_error(error.what()));
+        send_error(res, error, req.path);
     }
 }
 
@@ -319,7 +319,7 @@ void Server::ollama_describe(const httplib::Request& req, httplib::Response& res
         if (template_thinks(chat_template)) capabilities.emplace_back("thinking");
         send_ollama(res, 200, ollama_show(facts_of(e), e.model.file(), chat_template, capabilities, verbose));
     } catch (const ApiError& error) {
-        send_ollama(res, error.status(), ollama_error(error.what()));
+        send_error(res, error, req.path);
     }
 }
 

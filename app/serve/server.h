@@ -118,7 +118,7 @@ private:
     // Ollama's API (app/serve/ollama_api.cpp).
     void add_ollama_routes();
     void ollama_answer(const httplib::Request& req, httplib::Response& res, OllamaEndpoint endpoint);
-    void ollama_list(httplib::Response& res, bool running) const;
+    void ollama_list(const httplib::Request& req, httplib::Response& res, bool running) const;
     void ollama_describe(const httplib::Request& req, httplib::Response& res);
     ModelLease ollama_model(const std::string& name);  // throws ApiError 404 for a name not served, as Ollama does
     llm::RequestResult wait_for_answer(llm::RequestHandle& handle) const;
