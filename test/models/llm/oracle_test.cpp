@@ -131,8 +131,9 @@ TEST_P(Parity, GreedyContinuationIsTokenExact) {
     EXPECT_EQ(generated, g.greedy);
 }
 
-// Bounds are 10x the worst position measured against llama.cpp (2 sig. digits), the larger of
-// the simd (AVX-512 machine) and scalar builds; the measurement is beside each. Why some differ:
+// Bounds are 10x the worst position measured against llama.cpp (2 sig. digits), the largest of
+// the simd (AVX-512 machine), scalar and AVX2 (simd built -march=haswell) builds; the
+// measurement is beside each. Why some differ:
 // - f32 weights, f32 cache: the same math in another summation order (~1e-6).
 // - f16 cache: llama.cpp rounds the queries and the softmax weights to f16 and forge does the
 //   same (models/llm/attention.cpp); the summation order still differs, and an f16 rounding
@@ -170,7 +171,7 @@ const ParityCase kCases[] = {
     {"llama-rope-freqs", kF16, 5.1e-4},   // 1.82e-6, 5.04e-5
     {"qwen3-yarn", kF16, 1.1e-3},         // 5.94e-5, 1.06e-4
     {"qwen3-f16", kF16, 3.0e-2, 1e-3},    // 3.00e-3, 3.00e-3 (f16 weights)
-    {"qwen3-q8_0", kF16, 1.4e-6},         // 1.14e-7, 1.36e-7
+    {"qwen3-q8_0", kF16, 8.6e-2},         // 1.14e-7, 1.36e-7; AVX2 8.57e-3 at position 16 only (a step)
     {"qwen3-q4_0", kF16, 4.9e-2},         // 4.85e-3 (a step), 1.05e-7
     {"llama-q8_0", kF16, 1.4e-6},         // 9.59e-8, 1.36e-7
     {"qwen2-q4_0", kF16, 1.7e-6},         // 9.27e-8, 1.67e-7
