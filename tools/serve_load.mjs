@@ -2,9 +2,11 @@
 // A load test of `forge serve`: C concurrent streaming clients for D seconds, each sending one
 // streamed chat request after another. Reports errors, time to first token (p50/p99), aggregate
 // generated tokens per second (from the usage chunks), the server's RSS before and after, and
-// whether every slot is free at the end (GET /metrics).
+// whether every slot is free at the end (GET /metrics). With several --model, the server serves
+// them all at once and client c asks for model c mod N (by file stem), so the models decode side
+// by side.
 //
-//   node tools/serve_load.mjs --forge build/app/forge --model M.gguf [--parallel 4] [--clients 64]
+//   node tools/serve_load.mjs --forge build/app/forge --model M.gguf [--model M2.gguf] [--parallel 4] [--clients 64]
 //        [--duration 30] [--max-tokens 32] [--threads 2] [--ctx-size 1024] [--json]
 //   node tools/serve_load.mjs --url http://127.0.0.1:8080 --pid PID ...   (a server already running)
 //
@@ -12,6 +14,7 @@
 // --max-rss-growth MiB (default 200).
 import {spawn} from "node:child_process";
 import {readFileSync} from "node:fs";
+import {basename} from "node:path";
 import {pathToFileURL} from "node:url";
 
 const quantile = (xs, q) => {
@@ -56,7 +59,7 @@ async function streamOnce(url, body) {
 }
 
 // C clients for `seconds`; each client's requests differ (its index in the prompt) so prefixes are not all cached.
-export async function runLoad({url, pid, clients = 64, seconds = 30, maxTokens = 32}) {
+export async function runLoad({url, pid, clients = 64, seconds = 30, maxTokens = 32, models = []}) {
     const rssBefore = pid ? rssMiB(pid) : NaN;
     let rssPeak = rssBefore;
     const sampler = pid ? setInterval(() => { rssPeak = Math.max(rssPeak, rssMiB(pid)); }, 200) : null;
@@ -66,7 +69,8 @@ export async function runLoad({url, pid, clients = 64, seconds = 30, maxTokens =
     const t0 = performance.now();
     await Promise.all(Array.from({length: clients}, async (_, c) => {
         for (let i = 0; performance.now() < end; i++) {
-            const body = JSON.stringify({messages: [{role: "user", content: `Client ${c}, request ${i}: tell me about the sea.`}],
+            const model = models.length ? {model: models[c % models.length]} : {};
+            const body = JSON.stringify({...model, messages: [{role: "user", content: `Client ${c}, request ${i}: tell me about the sea.`}],
                 max_tokens: maxTokens, temperature: 0.8, seed: c * 1000 + i, stream: true, stream_options: {include_usage: true}});
             try {
                 const r = await streamOnce(url, body);
@@ -87,7 +91,8 @@ export async function runLoad({url, pid, clients = 64, seconds = 30, maxTokens =
 }
 
 export async function startForge({forge, model, parallel, threads, ctxSize, queue}) {
-    const proc = spawn(forge, ["serve", model, "--port", "0", "--parallel", String(parallel), "--threads", String(threads),
+    const models = [model].flat();
+    const proc = spawn(forge, ["serve", models[0], ...models.slice(1).flatMap((m) => ["-m", m]), "--port", "0", "--parallel", String(parallel), "--threads", String(threads),
         "--ctx-size", String(ctxSize), "--queue", String(queue), "--metrics"], {stdio: ["ignore", "ignore", "pipe"]});
     let log = "";
     const port = await new Promise((resolve, reject) => {
@@ -104,28 +109,31 @@ export async function startForge({forge, model, parallel, threads, ctxSize, queu
 }
 
 async function main() {
-    const o = {forge: "", model: "", url: "", pid: 0, parallel: 4, clients: 64, duration: 30, "max-tokens": 32, threads: 2,
+    const o = {forge: "", model: [], url: "", pid: 0, parallel: 4, clients: 64, duration: 30, "max-tokens": 32, threads: 2,
         "ctx-size": 1024, "max-rss-growth": 200, json: false};
     const args = process.argv.slice(2);
     for (let i = 0; i < args.length; i++) {
         const key = args[i].replace(/^--/, "");
         if (!(key in o)) { console.error(`unknown option ${args[i]}`); process.exit(2); }
         if (typeof o[key] === "boolean") o[key] = true;
+        else if (Array.isArray(o[key])) o[key].push(args[++i]);
         else o[key] = typeof o[key] === "number" ? Number(args[++i]) : args[++i];
     }
     let server = null;
-    if (o.model) {
+    if (o.model.length) {
         server = await startForge({forge: o.forge || "build/app/forge", model: o.model, parallel: o.parallel, threads: o.threads,
             ctxSize: o["ctx-size"], queue: Math.max(64, o.clients)});
         o.url = server.url;
         o.pid = server.proc.pid;
     }
     if (!o.url) { console.error("usage: serve_load.mjs (--model M.gguf [--forge F] | --url URL [--pid PID]) [options]"); process.exit(2); }
-    const result = await runLoad({url: o.url, pid: o.pid, clients: o.clients, seconds: o.duration, maxTokens: o["max-tokens"]});
+    const models = o.model.length > 1 ? o.model.map((m) => basename(m, ".gguf")) : [];
+    const result = await runLoad({url: o.url, pid: o.pid, clients: o.clients, seconds: o.duration, maxTokens: o["max-tokens"], models});
     result.parallel = o.parallel;
     if (server) server.proc.kill("SIGTERM");
     if (o.json) console.log(JSON.stringify(result));
     else {
+        if (models.length) console.log(`models: ${models.join(", ")} (client c asks for model c mod ${models.length})`);
         console.log(`${result.clients} clients, ${o.parallel} slots, ${result.seconds.toFixed(1)} s: ${result.requests} requests, ` +
             `${result.errors} errors; TTFT p50 ${result.ttft_p50_ms.toFixed(0)} ms, p99 ${result.ttft_p99_ms.toFixed(0)} ms; ` +
             `${result.tok_s.toFixed(1)} tok/s aggregate; busy slots after: ${result.busy_slots_after}; ` +

@@ -76,14 +76,22 @@ bool HttpServer::reserve_body(const httplib::Request& req) {
     return bytes == 0 || bodies_.try_reserve(bytes, connection().body);
 }
 
+bool HttpServer::take_place() {
+    std::size_t open = open_.load();
+    while (open < limits_.max_connections) {
+        if (open_.compare_exchange_weak(open, open + 1)) return true;
+    }
+    return false;
+}
+
 bool HttpServer::process_and_close_socket(int socket) {
     Connection connection;
     connection.socket = socket;
-    connection.over_limit = open_.fetch_add(1) >= limits_.max_connections;
+    connection.over_limit = !take_place();
     t_connection = &connection;
     serve(connection);
     t_connection = nullptr;
-    open_.fetch_sub(1);
+    if (!connection.over_limit) open_.fetch_sub(1);
     linger_and_close(socket);
     return true;
 }
@@ -94,7 +102,6 @@ void HttpServer::serve(Connection& connection) {
     SocketStream stream(connection.socket, limits_.timeout);
     using std::chrono::milliseconds;
     const milliseconds idle = connection.over_limit ? kOverLimitDeadline : milliseconds(keep_alive_timeout_sec_ * 1000);
-    const milliseconds deadline = connection.over_limit ? kOverLimitDeadline : milliseconds(limits_.timeout);
     std::size_t left = connection.over_limit ? 1 : keep_alive_max_count_;
     while (left-- > 0) {
         const auto wait_end = Clock::now() + idle;
@@ -102,7 +109,11 @@ void HttpServer::serve(Connection& connection) {
         while (!readable && svr_sock_ != INVALID_SOCKET && Clock::now() < wait_end)
             readable = wait_readable(connection.socket, kStopPoll);
         if (!readable || svr_sock_ == INVALID_SOCKET) return;
-        stream.set_read_deadline(Clock::now() + deadline);
+        // A connection over the limit asks again once its request is here: a client that
+        // reconnects while its previous connection is still being closed on this side (a
+        // keep-alive connection ends every few requests) finds the place that one gave back.
+        if (connection.over_limit && take_place()) connection.over_limit = false;
+        stream.set_read_deadline(Clock::now() + (connection.over_limit ? kOverLimitDeadline : milliseconds(limits_.timeout)));
         bool connection_closed = false;
         const bool answered = process_request(stream, left == 0, connection_closed, nullptr);
         connection.body = {};

@@ -7,8 +7,9 @@
 //   header line every few seconds is dropped instead of holding a thread;
 // - a limit on the connections served at once (one thread each). The pool has a few threads
 //   more, in reserve: a connection over the limit gets one of them, has a short time to send
-//   its request, and gets /health answered or 503 + Retry-After, so /health answers even when
-//   every connection is taken.
+//   its request, and gets /health answered or 503 + Retry-After (unless a place came free
+//   meanwhile, then it is served as any other), so /health answers even when every connection
+//   is taken.
 //
 // Handlers learn about their connection (its socket, whether it is over the limit, the memory
 // its body holds) through HttpServer::connection(): a connection is served by one thread.
@@ -65,12 +66,14 @@ public:
     static constexpr std::chrono::milliseconds kOverLimitDeadline{500};
 
 private:
+    // One of the max_connections places, if one is free (then it is this connection's).
+    bool take_place();
     bool process_and_close_socket(int socket) override;
     void serve(Connection& connection);
 
     HttpLimits limits_;
     BodyBudget bodies_;
-    std::atomic<std::size_t> open_{0};  // connections being served
+    std::atomic<std::size_t> open_{0};  // places taken: connections served within the limit
 };
 
 }  // namespace forge::app::serve
