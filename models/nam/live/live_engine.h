@@ -1,0 +1,66 @@
+// Playing through a .nam model in real time: the work of an audio callback, block by block.
+//
+// process() is called on the audio thread. It applies the input gain, runs the model (Engine,
+// prewarmed in the constructor), applies the output gain (the --normalize gain of
+// `forge nam run` times the output gain) and hands a BlockReport, and with recording on the
+// dry and wet frames, to the main thread through lock-free rings. It never allocates, locks
+// or makes a system call (test/models/nam/live_alloc_test.cpp counts allocations); the clock
+// it reads for the CPU load is steady_clock, which Linux serves from the vDSO without
+// entering the kernel.
+//
+// The main thread drains the rings (drain_reports, drain_recording) often enough that they
+// do not fill: each holds several seconds.
+#pragma once
+
+#include "core/spsc_ring.h"
+#include "models/nam/audio_render.h"
+#include "models/nam/engine.h"
+#include "models/nam/live/block_report.h"
+#include "models/nam/nam_file.h"
+
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace forge::nam {
+
+struct LiveOptions {
+    RenderOptions render;          // model options, input gain and --normalize, as `forge nam run`
+    double output_gain_db = 0.0;
+    int max_block = 64;            // the largest block the callback is given
+    bool record = false;           // keep the dry and wet signals for drain_recording
+    double ring_seconds = 4.0;     // how much the rings hold at `sample_rate`
+    double sample_rate = 48000.0;  // only for sizing the rings
+};
+
+class LiveEngine {
+public:
+    // Builds and prewarms the model. Allocates.
+    LiveEngine(const NamFile& file, const LiveOptions& options);
+
+    // Audio thread: out[i] = output_gain * model(input_gain * in[i]); out.size() == in.size(),
+    // any length (split into blocks of max_block internally).
+    void process(std::span<const float> in, std::span<float> out, bool dropout) noexcept;
+
+    // Main thread: the reports and recorded frames since the last call, oldest first.
+    std::size_t drain_reports(std::span<BlockReport> into) { return reports_.pop(into); }
+    void drain_recording(std::vector<float>& dry, std::vector<float>& wet);
+
+    // The --normalize gain, when asked and the model has a loudness.
+    std::optional<double> normalization_gain() const { return normalization_gain_; }
+
+private:
+    void process_block(std::span<const float> in, std::span<float> out, BlockReport& report) noexcept;
+
+    Engine engine_;
+    float input_gain_, output_gain_;
+    std::optional<double> normalization_gain_;
+    bool record_;
+    std::vector<float> scaled_;            // the block after the input gain
+    std::vector<RecordedFrame> frames_;    // the block's frames on their way to the ring
+    SpscRing<BlockReport> reports_;
+    SpscRing<RecordedFrame> recording_;
+    std::vector<RecordedFrame> drained_;   // main thread's buffer for drain_recording
+};
+
+}  // namespace forge::nam
