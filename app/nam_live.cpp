@@ -105,6 +105,17 @@ private:
     nam::LiveEngine& engine_;
 };
 
+// The stream, with a message for a machine without devices that fits this command.
+audio::LiveStream open_stream(const audio::AudioSystem& system, const audio::LiveStreamOptions& options,
+                              audio::BlockCallback& callback) {
+    try {
+        return audio::LiveStream(system, options, callback);
+    } catch (const audio::NoDeviceError&) {
+        throw audio::NoDeviceError("no audio input/output device found: connect an audio interface or start an audio "
+                                   "server (JACK), then see forge nam live --list-devices");
+    }
+}
+
 struct Recording {
     std::vector<float> dry, wet;
 };
@@ -191,8 +202,9 @@ int live(const LiveCliOptions& o) {
     const audio::AudioSystem system;
     const std::vector<audio::DeviceInfo> devices = system.devices();
     EngineCallback callback(engine);
-    audio::LiveStream stream(system, {find_device(o.input, devices, true), find_device(o.output, devices, false), rate, o.block},
-                             callback);
+    audio::LiveStream stream = open_stream(system, {find_device(o.input, devices, true), find_device(o.output, devices, false),
+                                                    rate, o.block},
+                                           callback);
     const double latency_ms = 1e3 * (stream.input_latency() + stream.output_latency() + o.block / static_cast<double>(rate));
     spdlog::info("playing {} live at {} Hz, {} frames per block: {}; latency {:.1f} ms; Ctrl-C stops", o.model, rate, o.block,
                  stream.description(), latency_ms);

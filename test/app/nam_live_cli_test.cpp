@@ -1,4 +1,5 @@
-// `forge nam live` on a real audio server: JACK (Debian's jackd2) with its dummy driver at
+// `forge nam live` as a user runs it. Its flags' errors (no device needed), a machine without
+// audio devices, and, on a real audio server: JACK (Debian's jackd2) with its dummy driver at
 // 48 kHz, 64-frame periods, a private server name, no sound card. jack_metro (a JACK client
 // from jackd2) plays a click track into forge's input; forge plays the bundled model for 10 s
 // with --record. Checked: the run ends by itself with exit 0, zero xruns (whenever the server
@@ -24,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <regex>
 #include <string>
 #include <thread>
@@ -71,6 +73,10 @@ public:
         return -1;
     }
 
+    void interrupt() {
+        if (pid_ > 0) kill(pid_, SIGINT);
+    }
+
     void stop() {
         if (pid_ <= 0) return;
         kill(pid_, SIGTERM);
@@ -114,34 +120,53 @@ std::string wait_for_port(const std::string& pattern) {
     return "";
 }
 
-TEST(NamLiveJack, PlaysTheModelOnAJackServerWithoutXruns) {
-    const std::string jackd = find_program("jackd"), metro = find_program("jack_metro");
-    if (jackd.empty() || metro.empty() || find_program("jack_lsp").empty() || find_program("jack_connect").empty())
-        GTEST_SKIP() << "jackd and its tools are not installed (Debian's jackd2; tools/bootstrap.sh installs it)";
+// A private JACK server (never the user's, never another test's) for each test, stopped at
+// its end; the test is skipped where jackd2 is not installed.
+class NamLiveJack : public ::testing::Test {
+protected:
+    void SetUp() override {
+        jackd_ = find_program("jackd");
+        metro_ = find_program("jack_metro");
+        if (jackd_.empty() || metro_.empty() || find_program("jack_lsp").empty() || find_program("jack_connect").empty() ||
+            find_program("jack_wait").empty())
+            GTEST_SKIP() << "jackd and its tools are not installed (Debian's jackd2; tools/bootstrap.sh installs it)";
+        dir_ = fs::path(::testing::TempDir()) / ("forge_nam_live_" + std::to_string(getpid()));
+        fs::create_directories(dir_);
+        const std::string server = "forge_live_test_" + std::to_string(getpid());
+        setenv("JACK_DEFAULT_SERVER", server.c_str(), 1);
+        setenv("JACK_NO_START_SERVER", "1", 1);
+        server_ = std::make_unique<Child>(std::vector<std::string>{jackd_, "-d", "dummy", "-r", "48000", "-p", "64"},
+                                          (dir_ / "jackd.log").string());
+        ASSERT_EQ(std::system("timeout 10 jack_wait -w >/dev/null 2>&1"), 0) << test::read_file(dir_ / "jackd.log");
+    }
+    void TearDown() override {
+        server_.reset();  // SIGTERM, then SIGKILL
+        if (!dir_.empty()) fs::remove_all(dir_);
+    }
 
-    const fs::path dir = fs::path(::testing::TempDir()) / ("forge_nam_live_" + std::to_string(getpid()));
-    fs::create_directories(dir);
-    // A private server: never the user's, never another test's.
-    const std::string server = "forge_live_test_" + std::to_string(getpid());
-    setenv("JACK_DEFAULT_SERVER", server.c_str(), 1);
-    setenv("JACK_NO_START_SERVER", "1", 1);
+    // Connects jack_metro's click track to forge's input once forge's port shows up.
+    void connect_click_to_forge(const fs::path& forge_log) {
+        const std::string click_port = wait_for_port("^metro:");
+        ASSERT_FALSE(click_port.empty()) << "jack_metro did not register its port";
+        const std::string forge_input = wait_for_port("^PortAudio.*:in");
+        ASSERT_FALSE(forge_input.empty()) << test::read_file(forge_log);
+        ASSERT_EQ(std::system(("timeout 10 jack_connect " + test::quoted(click_port) + " " + test::quoted(forge_input)).c_str()),
+                  0);
+    }
 
-    Child server_process({jackd, "-d", "dummy", "-r", "48000", "-p", "64"}, (dir / "jackd.log").string());
-    ASSERT_EQ(std::system("timeout 10 jack_wait -w >/dev/null 2>&1"), 0) << test::read_file(dir / "jackd.log");
+    std::string jackd_, metro_;
+    fs::path dir_;
+    std::unique_ptr<Child> server_;
+};
 
-    Child click({metro, "-n", "metro", "-b", "200", "-f", "220", "-A", "0.7", "-D", "150"});
-    const std::string click_port = wait_for_port("^metro:");
-    ASSERT_FALSE(click_port.empty()) << "jack_metro did not register its port";
-
-    const fs::path dry = dir / "dry.wav", wet = dir / "wet.wav", log = dir / "forge.log";
-    const std::size_t server_log_before = test::read_file(dir / "jackd.log").size();
+TEST_F(NamLiveJack, PlaysTheModelOnAJackServerWithoutXruns) {
+    Child click({metro_, "-n", "metro", "-b", "200", "-f", "220", "-A", "0.7", "-D", "150"});
+    const fs::path dry = dir_ / "dry.wav", wet = dir_ / "wet.wav", log = dir_ / "forge.log";
+    const std::size_t server_log_before = test::read_file(dir_ / "jackd.log").size();
     Child forge({FORGE_EXE, "nam", "live", "default", "--input", "system", "--output", "system", "--seconds", "10",
                  "--record", dry.string(), wet.string()},
                 log.string());
-    const std::string forge_input = wait_for_port("^PortAudio.*:in");
-    ASSERT_FALSE(forge_input.empty()) << test::read_file(log);
-    ASSERT_EQ(std::system(("timeout 10 jack_connect " + test::quoted(click_port) + " " + test::quoted(forge_input)).c_str()),
-              0);
+    ASSERT_NO_FATAL_FAILURE(connect_click_to_forge(log));
 
     const int status = forge.wait_for(std::chrono::seconds(60));
     const std::string err = test::read_file(log);
@@ -150,7 +175,7 @@ TEST(NamLiveJack, PlaysTheModelOnAJackServerWithoutXruns) {
     // logs xruns that no client can avoid (seen on a 2-vCPU VM at load 16, jack_metro alone).
     // Zero xruns is required whenever the server logged none while forge ran; otherwise the
     // figure must be there and the test says why it could not require zero.
-    const std::string server_log = test::read_file(dir / "jackd.log").substr(server_log_before);
+    const std::string server_log = test::read_file(dir_ / "jackd.log").substr(server_log_before);
     std::smatch xruns;
     ASSERT_TRUE(std::regex_search(err, xruns, std::regex(R"(; xruns ([0-9]+);)"))) << err;
     if (server_log.find("XRun") == std::string::npos)
@@ -172,7 +197,7 @@ TEST(NamLiveJack, PlaysTheModelOnAJackServerWithoutXruns) {
     for (float x : d.samples) dry_peak = std::max(dry_peak, std::abs(x));
     EXPECT_GT(dry_peak, 0.5f) << "the click track did not reach forge's input";
 
-    const fs::path offline = dir / "offline.wav";
+    const fs::path offline = dir_ / "offline.wav";
     const test::ForgeRun run = test::run_forge("nam run default " + dry.string() + " " + offline.string());
     ASSERT_EQ(run.status, 0) << run.err;
     const audio::Audio o = audio::read_audio(offline);
@@ -188,10 +213,56 @@ TEST(NamLiveJack, PlaysTheModelOnAJackServerWithoutXruns) {
     EXPECT_LE(worst, 1e-5 * std::max(1.0, peak)) << "wet differs from forge nam run of dry";
     EXPECT_GT(peak, 0.01) << "the model's output is silent";
 
-    click.stop();
-    forge.stop();
-    server_process.stop();
-    fs::remove_all(dir);
+}
+
+// Ctrl-C stops a run without --seconds: exit 0, the summary, both recordings written.
+TEST_F(NamLiveJack, CtrlCStopsCleanlyAndWritesTheRecordings) {
+    Child click({metro_, "-n", "metro", "-b", "200", "-f", "220", "-A", "0.7", "-D", "150"});
+    const fs::path dry = dir_ / "dry.wav", wet = dir_ / "wet.wav", log = dir_ / "forge.log";
+    Child forge({FORGE_EXE, "nam", "live", "--input", "system", "--output", "system", "--record", dry.string(), wet.string()},
+                log.string());
+    ASSERT_NO_FATAL_FAILURE(connect_click_to_forge(log));
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    forge.interrupt();
+    const int status = forge.wait_for(std::chrono::seconds(20));
+    const std::string err = test::read_file(log);
+    ASSERT_EQ(status, 0) << err;
+    EXPECT_THAT(err, ::testing::HasSubstr("callback CPU load"));
+    const audio::Audio d = audio::read_audio(dry), w = audio::read_audio(wet);
+    EXPECT_GE(d.samples.size(), 48000u) << "at least the second after the connection";
+    EXPECT_EQ(d.samples.size(), w.samples.size());
+}
+
+// Flag errors come before any device is opened: a clear message, exit 2 (usage) or 1.
+TEST(NamLiveCli, BadFlagsAreRefusedWithTheirName) {
+    const std::string quiet = "JACK_NO_START_SERVER=1 JACK_DEFAULT_SERVER=forge-test-no-server";
+    test::ForgeRun r = test::run_forge("nam live --rate 44100", "", quiet);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_THAT(r.err, ::testing::HasSubstr("--rate 44100: default expects 48000 Hz and forge nam live does not resample"));
+    r = test::run_forge("nam live --record dry.wav wet.mp3", "", quiet);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, ::testing::HasSubstr("wet.mp3: --record writes .wav files"));
+    r = test::run_forge("nam live --record same.wav same.wav", "", quiet);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_THAT(r.err, ::testing::HasSubstr("they are the same file"));
+    r = test::run_forge("nam live --block 0", "", quiet);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, ::testing::HasSubstr("--block"));
+    r = test::run_forge("nam live no_such_model.nam", "", quiet);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_THAT(r.err, ::testing::HasSubstr("no_such_model.nam"));
+}
+
+// Without devices (no sound card, no server running): one clear message, exit 1, no noise.
+TEST(NamLiveCli, WithoutDevicesSaysWhatToDo) {
+    const std::string quiet = "JACK_NO_START_SERVER=1 JACK_DEFAULT_SERVER=forge-test-no-server";
+    if (test::run_forge("nam devices", "", quiet).out.find("no audio devices found") == std::string::npos)
+        GTEST_SKIP() << "this machine has audio devices";
+    const test::ForgeRun r = test::run_forge("nam live --seconds 1", "", quiet);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_THAT(r.err, ::testing::HasSubstr("forge: error: no audio input/output device found: connect an audio interface "
+                                            "or start an audio server (JACK), then see forge nam live --list-devices"));
+    EXPECT_THAT(r.err, ::testing::Not(::testing::HasSubstr("jack")));
 }
 
 }  // namespace
