@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <regex>
 #include <string>
@@ -251,6 +252,32 @@ TEST(NamLiveCli, BadFlagsAreRefusedWithTheirName) {
     r = test::run_forge("nam live no_such_model.nam", "", quiet);
     EXPECT_EQ(r.status, 1);
     EXPECT_THAT(r.err, ::testing::HasSubstr("no_such_model.nam"));
+}
+
+// ALSA's null device (an ALSA configuration that defines only it): the whole PortAudio path
+// of a live run on ALSA, --seconds and --record; its capture is silence or garbage depending
+// on the ALSA version, so only the run itself is checked.
+TEST(NamLiveCli, PlaysOnAlsasNullDevice) {
+    const fs::path dir = fs::path(::testing::TempDir()) / ("forge_nam_live_alsa_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "asound.conf") << "pcm.!default { type null }\n";
+    const std::string env = "JACK_NO_START_SERVER=1 JACK_DEFAULT_SERVER=forge-test-no-server ALSA_CONFIG_PATH=" +
+                            (dir / "asound.conf").string();
+    const test::ForgeRun list = test::run_forge("nam live --list-devices", "", env);
+    EXPECT_EQ(list.status, 0) << list.err;
+    if (list.out.find("default") == std::string::npos) {
+        fs::remove_all(dir);
+        GTEST_SKIP() << "this PortAudio does not list ALSA's null device";
+    }
+    const fs::path dry = dir / "dry.wav", wet = dir / "wet.wav";
+    const test::ForgeRun r =
+        test::run_forge("nam live --seconds 2 --record " + dry.string() + " " + wet.string(), "", env + " timeout 60");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.err, ::testing::ContainsRegex("played [0-9.]+ s .*callback CPU load [0-9.]+% mean.*xruns [0-9]+;"));
+    const audio::Audio d = audio::read_audio(dry), w = audio::read_audio(wet);
+    EXPECT_GE(d.samples.size(), 96000u);
+    EXPECT_EQ(d.samples.size(), w.samples.size());
+    fs::remove_all(dir);
 }
 
 // Without devices (no sound card, no server running): one clear message, exit 1, no noise.

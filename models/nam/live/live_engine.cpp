@@ -32,6 +32,7 @@ LiveEngine::LiveEngine(const NamFile& file, const LiveOptions& options)
       output_gain_(static_cast<float>(amplitude_of_db(options.output_gain_db))),
       normalization_gain_(options.render.normalize ? nam::normalization_gain(file.metadata) : std::nullopt),
       record_(options.record),
+      dry_(static_cast<std::size_t>(options.max_block)),
       scaled_(static_cast<std::size_t>(options.max_block)),
       frames_(static_cast<std::size_t>(options.max_block)),
       reports_(report_slots(options)),
@@ -54,8 +55,11 @@ void LiveEngine::process(std::span<const float> in, std::span<float> out, bool d
     reports_.push(report);  // a full ring (main thread stalled) drops the report, never blocks
 }
 
-void LiveEngine::process_block(std::span<const float> in, std::span<float> out, BlockReport& report) noexcept {
-    const std::span<float> scaled(scaled_.data(), in.size());
+void LiveEngine::process_block(std::span<const float> raw, std::span<float> out, BlockReport& report) noexcept {
+    // A device can deliver garbage (ALSA's null device does): a NaN or infinity would stay in
+    // the model's state (conv history, LSTM cell) for good, so it enters as silence.
+    const std::span<float> in(dry_.data(), raw.size()), scaled(scaled_.data(), raw.size());
+    for (std::size_t i = 0; i < raw.size(); ++i) in[i] = std::isfinite(raw[i]) ? raw[i] : 0.0f;
     for (std::size_t i = 0; i < in.size(); ++i) scaled[i] = input_gain_ * in[i];
     engine_.process(scaled, out);
     for (float& y : out) y *= output_gain_;

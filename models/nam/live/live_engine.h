@@ -39,7 +39,8 @@ public:
     LiveEngine(const NamFile& file, const LiveOptions& options);
 
     // Audio thread: out[i] = output_gain * model(input_gain * in[i]); out.size() == in.size(),
-    // any length (split into blocks of max_block internally).
+    // any length (split into blocks of max_block internally). A NaN or infinite input sample
+    // is taken as 0 (also in the recording).
     void process(std::span<const float> in, std::span<float> out, bool dropout) noexcept;
 
     // Main thread: the reports and recorded frames since the last call, oldest first.
@@ -56,6 +57,7 @@ private:
     float input_gain_, output_gain_;
     std::optional<double> normalization_gain_;
     bool record_;
+    std::vector<float> dry_;               // the block's input, non-finite samples zeroed
     std::vector<float> scaled_;            // the block after the input gain
     std::vector<RecordedFrame> frames_;    // the block's frames on their way to the ring
     SpscRing<BlockReport> reports_;

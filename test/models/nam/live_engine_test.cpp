@@ -80,6 +80,20 @@ TEST(LiveEngine, CallbacksLongerThanTheBlockAreSplit) {
     for (std::size_t i = 0; i < input.size(); ++i) ASSERT_NEAR(split.output[i], whole.output[i], 1e-6) << "at " << i;
 }
 
+TEST(LiveEngine, NonFiniteInputEntersAsSilence) {
+    const NamFile file = read_nam_file(testing::test_data() / "core" / "lstm_2x3.nam");
+    std::vector<float> input = committed_input(), cleaned = input;
+    for (std::size_t i = 100; i < 110; ++i) {
+        input[i] = i % 2 ? NAN : INFINITY;
+        cleaned[i] = 0.0f;
+    }
+    LiveOptions options;
+    options.record = true;
+    const LiveRun garbage = play(file, options, input, 64), clean = play(file, options, cleaned, 64);
+    EXPECT_EQ(garbage.output, clean.output);
+    EXPECT_EQ(garbage.dry, cleaned);
+}
+
 TEST(LiveEngine, MetersCountFramesXrunsAndPeaks) {
     const NamFile file = read_nam_file(testing::test_data() / "core" / "forge_nano.nam");
     const std::vector<float> input = committed_input();
