@@ -83,14 +83,9 @@ std::optional<int> find_device(const std::string& text, const std::vector<audio:
     return contains.front();
 }
 
-// The model's rate decides the device's: forge nam live does not resample (yet).
+// The device's rate: --rate, else the model's (a model at another rate is resampled both ways).
 int stream_rate(const LiveCliOptions& o, const nam::NamFile& file) {
-    const double model_rate = file.sample_rate.value_or(48000.0);
-    const int rate = o.rate.value_or(static_cast<int>(std::lround(model_rate)));
-    check(std::abs(rate - model_rate) <= 0.5,
-          "--rate {}: {} expects {} Hz and forge nam live does not resample; run the audio device at {} Hz (--rate {})",
-          rate, o.model, model_rate, model_rate, std::lround(model_rate));
-    return rate;
+    return o.rate.value_or(static_cast<int>(std::lround(file.sample_rate.value_or(48000.0))));
 }
 
 // The callback PortAudio calls: the engine's process, nothing else.
@@ -157,14 +152,16 @@ void play(audio::LiveStream& stream, nam::LiveEngine& engine, nam::LiveMeters& m
     status.finish();
 }
 
-void report(const nam::LiveMeters& meters, int block, double input_latency, double output_latency) {
+void report(const nam::LiveMeters& meters, int block, int resampling_frames, double input_latency, double output_latency) {
     const nam::LiveTotals& t = meters.totals();
     const double rate = meters.sample_rate();
+    const std::string resampling =
+        resampling_frames ? fmt::format(" + resampling {:.2f}", 1e3 * resampling_frames / rate) : std::string();
     spdlog::info("played {:.2f} s ({} blocks, {} frames per block at {} Hz): callback CPU load {:.2f}% mean, {:.2f}% "
-                 "worst block; xruns {}; latency {:.2f} ms (input {:.2f} + output {:.2f} + block {:.2f})",
+                 "worst block; xruns {}; latency {:.2f} ms (input {:.2f} + output {:.2f} + block {:.2f}{})",
                  t.audio_seconds(rate), t.blocks, block, rate, 100.0 * t.cpu_load(rate), 100.0 * t.max_block_load, t.xruns,
-                 1e3 * (input_latency + output_latency + block / rate), 1e3 * input_latency, 1e3 * output_latency,
-                 1e3 * block / rate);
+                 1e3 * (input_latency + output_latency + (block + resampling_frames) / rate), 1e3 * input_latency,
+                 1e3 * output_latency, 1e3 * block / rate, resampling);
     if (t.xruns)
         spdlog::warn("{} blocks had an xrun (the audio system lost samples): a larger --block, or fewer other programs",
                      t.xruns);
@@ -196,6 +193,10 @@ int live(const LiveCliOptions& o) {
     options.record = !o.record.empty();
     options.sample_rate = rate;
     nam::LiveEngine engine(file, options);  // built and prewarmed before any audio flows
+    if (engine.resampling())
+        spdlog::info("{} expects {} Hz and the device runs at {} Hz: resampling in the callback both ways (libsamplerate, "
+                     "fastest sinc), {:.1f} ms more latency plus the filters'", o.model, *file.sample_rate, rate,
+                     1e3 * engine.resampling_latency_frames() / rate);
     if (o.normalize && !engine.normalization_gain())
         spdlog::warn("--normalize: {} has no loudness in its metadata; the output is not normalized", o.model);
 
@@ -205,7 +206,8 @@ int live(const LiveCliOptions& o) {
     audio::LiveStream stream = open_stream(system, {find_device(o.input, devices, true), find_device(o.output, devices, false),
                                                     rate, o.block},
                                            callback);
-    const double latency_ms = 1e3 * (stream.input_latency() + stream.output_latency() + o.block / static_cast<double>(rate));
+    const double latency_ms =
+        1e3 * (stream.input_latency() + stream.output_latency() + (o.block + engine.resampling_latency_frames()) / double(rate));
     spdlog::info("playing {} live at {} Hz, {} frames per block: {}; latency {:.1f} ms; Ctrl-C stops", o.model, rate, o.block,
                  stream.description(), latency_ms);
 
@@ -213,7 +215,7 @@ int live(const LiveCliOptions& o) {
     Recording recording;
     LiveStatusLine status(latency_ms);
     play(stream, engine, meters, recording, status, o.seconds);
-    report(meters, o.block, stream.input_latency(), stream.output_latency());
+    report(meters, o.block, engine.resampling_latency_frames(), stream.input_latency(), stream.output_latency());
     write_recording(o, recording, meters);
     return 0;
 }
@@ -235,7 +237,7 @@ void add_nam_live_command(CLI::App& nam, CommandTable& commands) {
     cmd->add_option("model", o->model, "The .nam model, or 'default' (the bundled one)")->capture_default_str();
     cmd->add_option("--input", o->input, "Input device: number or name (default: the system's)");
     cmd->add_option("--output", o->output, "Output device: number or name (default: the system's)");
-    cmd->add_option("--rate", o->rate, "Sample rate in Hz (default and only choice for now: the model's)")
+    cmd->add_option("--rate", o->rate, "Device sample rate in Hz (default: the model's; another is resampled)")
         ->check(CLI::Range(8000, 384000));
     cmd->add_option("--block", o->block, "Frames per callback")->check(CLI::Range(1, 8192))->capture_default_str();
     cmd->add_option("--input-gain", o->input_gain_db, "Gain before the model, in dB")->check(finite_range(-120.0, 120.0))

@@ -133,10 +133,12 @@ protected:
             GTEST_SKIP() << "jackd and its tools are not installed (Debian's jackd2; tools/bootstrap.sh installs it)";
         dir_ = fs::path(::testing::TempDir()) / ("forge_nam_live_" + std::to_string(getpid()));
         fs::create_directories(dir_);
+        dry_ = dir_ / "dry.wav";
+        wet_ = dir_ / "wet.wav";
         const std::string server = "forge_live_test_" + std::to_string(getpid());
         setenv("JACK_DEFAULT_SERVER", server.c_str(), 1);
         setenv("JACK_NO_START_SERVER", "1", 1);
-        server_ = std::make_unique<Child>(std::vector<std::string>{jackd_, "-d", "dummy", "-r", "48000", "-p", "64"},
+        server_ = std::make_unique<Child>(std::vector<std::string>{jackd_, "-d", "dummy", "-r", server_rate(), "-p", "64"},
                                           (dir_ / "jackd.log").string());
         ASSERT_EQ(std::system("timeout 10 jack_wait -w >/dev/null 2>&1"), 0) << test::read_file(dir_ / "jackd.log");
     }
@@ -144,6 +146,8 @@ protected:
         server_.reset();  // SIGTERM, then SIGKILL
         if (!dir_.empty()) fs::remove_all(dir_);
     }
+
+    virtual std::string server_rate() const { return "48000"; }
 
     // Connects jack_metro's click track to forge's input once forge's port shows up.
     void connect_click_to_forge(const fs::path& forge_log) {
@@ -155,23 +159,35 @@ protected:
                   0);
     }
 
+    // `forge nam live --input system --output system ARGS --record dry.wav wet.wav` with the
+    // click track connected; with `interrupt`, Ctrl-C after 2 s. Returns the exit status (-1:
+    // still running after 60 s, then killed) and forge's stderr in `err`.
+    int play_live(std::vector<std::string> args, std::string& err, bool interrupt = false) {
+        Child click({metro_, "-n", "metro", "-b", "200", "-f", "220", "-A", "0.7", "-D", "150"});
+        const fs::path log = dir_ / "forge.log";
+        args.insert(args.begin(), {FORGE_EXE, "nam", "live", "--input", "system", "--output", "system"});
+        args.insert(args.end(), {"--record", dry_.string(), wet_.string()});
+        Child forge(args, log.string());
+        connect_click_to_forge(log);
+        if (HasFatalFailure()) return -1;
+        if (interrupt) {
+            std::this_thread::sleep_for(std::chrono::seconds(2));
+            forge.interrupt();
+        }
+        const int status = forge.wait_for(std::chrono::seconds(60));
+        err = test::read_file(log);
+        return status;
+    }
+
     std::string jackd_, metro_;
-    fs::path dir_;
+    fs::path dir_, dry_, wet_;
     std::unique_ptr<Child> server_;
 };
 
 TEST_F(NamLiveJack, PlaysTheModelOnAJackServerWithoutXruns) {
-    Child click({metro_, "-n", "metro", "-b", "200", "-f", "220", "-A", "0.7", "-D", "150"});
-    const fs::path dry = dir_ / "dry.wav", wet = dir_ / "wet.wav", log = dir_ / "forge.log";
     const std::size_t server_log_before = test::read_file(dir_ / "jackd.log").size();
-    Child forge({FORGE_EXE, "nam", "live", "default", "--input", "system", "--output", "system", "--seconds", "10",
-                 "--record", dry.string(), wet.string()},
-                log.string());
-    ASSERT_NO_FATAL_FAILURE(connect_click_to_forge(log));
-
-    const int status = forge.wait_for(std::chrono::seconds(60));
-    const std::string err = test::read_file(log);
-    ASSERT_EQ(status, 0) << err;
+    std::string err;
+    ASSERT_EQ(play_live({"default", "--seconds", "10"}, err), 0) << err;
     // The dummy driver is a timer: on an overloaded machine the server itself runs late and
     // logs xruns that no client can avoid (seen on a 2-vCPU VM at load 16, jack_metro alone).
     // Zero xruns is required whenever the server logged none while forge ran; otherwise the
@@ -190,7 +206,7 @@ TEST_F(NamLiveJack, PlaysTheModelOnAJackServerWithoutXruns) {
     EXPECT_LT(std::stod(load[1]), 100.0);
     EXPECT_TRUE(std::regex_search(err, std::regex(R"(latency [0-9.]+ ms \(input)"))) << err;
 
-    const audio::Audio d = audio::read_audio(dry), w = audio::read_audio(wet);
+    const audio::Audio d = audio::read_audio(dry_), w = audio::read_audio(wet_);
     ASSERT_EQ(d.sample_rate, 48000);
     ASSERT_EQ(d.samples.size(), w.samples.size());
     EXPECT_GE(d.samples.size(), 480000u);
@@ -199,7 +215,7 @@ TEST_F(NamLiveJack, PlaysTheModelOnAJackServerWithoutXruns) {
     EXPECT_GT(dry_peak, 0.5f) << "the click track did not reach forge's input";
 
     const fs::path offline = dir_ / "offline.wav";
-    const test::ForgeRun run = test::run_forge("nam run default " + dry.string() + " " + offline.string());
+    const test::ForgeRun run = test::run_forge("nam run default " + dry_.string() + " " + offline.string());
     ASSERT_EQ(run.status, 0) << run.err;
     const audio::Audio o = audio::read_audio(offline);
     ASSERT_EQ(o.samples.size(), w.samples.size());
@@ -218,28 +234,40 @@ TEST_F(NamLiveJack, PlaysTheModelOnAJackServerWithoutXruns) {
 
 // Ctrl-C stops a run without --seconds: exit 0, the summary, both recordings written.
 TEST_F(NamLiveJack, CtrlCStopsCleanlyAndWritesTheRecordings) {
-    Child click({metro_, "-n", "metro", "-b", "200", "-f", "220", "-A", "0.7", "-D", "150"});
-    const fs::path dry = dir_ / "dry.wav", wet = dir_ / "wet.wav", log = dir_ / "forge.log";
-    Child forge({FORGE_EXE, "nam", "live", "--input", "system", "--output", "system", "--record", dry.string(), wet.string()},
-                log.string());
-    ASSERT_NO_FATAL_FAILURE(connect_click_to_forge(log));
-    std::this_thread::sleep_for(std::chrono::seconds(2));
-    forge.interrupt();
-    const int status = forge.wait_for(std::chrono::seconds(20));
-    const std::string err = test::read_file(log);
-    ASSERT_EQ(status, 0) << err;
+    std::string err;
+    ASSERT_EQ(play_live({}, err, true), 0) << err;
     EXPECT_THAT(err, ::testing::HasSubstr("callback CPU load"));
-    const audio::Audio d = audio::read_audio(dry), w = audio::read_audio(wet);
+    const audio::Audio d = audio::read_audio(dry_), w = audio::read_audio(wet_);
     EXPECT_GE(d.samples.size(), 48000u) << "at least the second after the connection";
     EXPECT_EQ(d.samples.size(), w.samples.size());
+}
+
+// A server at 44.1 kHz under the 48 kHz bundled model: resampled both ways in the callback.
+class NamLiveJack44k : public NamLiveJack {
+protected:
+    std::string server_rate() const override { return "44100"; }
+};
+
+TEST_F(NamLiveJack44k, ResamplesWhenTheServerRunsAtAnotherRate) {
+    std::string err;
+    ASSERT_EQ(play_live({"--rate", "44100", "--seconds", "3"}, err), 0) << err;
+    EXPECT_THAT(err, ::testing::HasSubstr("expects 48000 Hz and the device runs at 44100 Hz: resampling"));
+    EXPECT_TRUE(std::regex_search(err, std::regex(R"(\+ resampling [0-9.]+\))"))) << err;
+    const audio::Audio d = audio::read_audio(dry_), w = audio::read_audio(wet_);
+    EXPECT_EQ(d.sample_rate, 44100);
+    EXPECT_GE(d.samples.size(), 3u * 44100u);
+    EXPECT_EQ(d.samples.size(), w.samples.size());
+    float wet_peak = 0;
+    for (float x : w.samples) wet_peak = std::max(wet_peak, std::abs(x));
+    EXPECT_GT(wet_peak, 0.01f) << "the model's output did not come through the resamplers";
 }
 
 // Flag errors come before any device is opened: a clear message, exit 2 (usage) or 1.
 TEST(NamLiveCli, BadFlagsAreRefusedWithTheirName) {
     const std::string quiet = "JACK_NO_START_SERVER=1 JACK_DEFAULT_SERVER=forge-test-no-server";
-    test::ForgeRun r = test::run_forge("nam live --rate 44100", "", quiet);
-    EXPECT_EQ(r.status, 1);
-    EXPECT_THAT(r.err, ::testing::HasSubstr("--rate 44100: default expects 48000 Hz and forge nam live does not resample"));
+    test::ForgeRun r = test::run_forge("nam live --rate 1000000", "", quiet);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, ::testing::HasSubstr("--rate"));
     r = test::run_forge("nam live --record dry.wav wet.mp3", "", quiet);
     EXPECT_EQ(r.status, 2);
     EXPECT_THAT(r.err, ::testing::HasSubstr("wet.mp3: --record writes .wav files"));

@@ -16,8 +16,10 @@
 #include "models/nam/audio_render.h"
 #include "models/nam/engine.h"
 #include "models/nam/live/block_report.h"
+#include "models/nam/live/rate_bridge.h"
 #include "models/nam/nam_file.h"
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -30,7 +32,7 @@ struct LiveOptions {
     int max_block = 64;            // the largest block the callback is given
     bool record = false;           // keep the dry and wet signals for drain_recording
     double ring_seconds = 4.0;     // how much the rings hold at `sample_rate`
-    double sample_rate = 48000.0;  // only for sizing the rings
+    double sample_rate = 48000.0;  // the device's; a model at another rate runs behind a RateBridge
 };
 
 class LiveEngine {
@@ -49,16 +51,22 @@ public:
 
     // The --normalize gain, when asked and the model has a loudness.
     std::optional<double> normalization_gain() const { return normalization_gain_; }
+    // Whether the model runs at another rate than the device (resampled both ways), and the
+    // delay that adds, in frames at the device's rate.
+    bool resampling() const { return bridge_ != nullptr; }
+    int resampling_latency_frames() const { return bridge_ ? bridge_->latency_frames() : 0; }
 
 private:
     void process_block(std::span<const float> in, std::span<float> out, BlockReport& report) noexcept;
+    void run_model(std::span<const float> in, std::span<float> out) noexcept;
 
+    std::unique_ptr<RateBridge> bridge_;  // null when the model runs at the device's rate
     Engine engine_;
     float input_gain_, output_gain_;
     std::optional<double> normalization_gain_;
     bool record_;
     std::vector<float> dry_;               // the block's input, non-finite samples zeroed
-    std::vector<float> scaled_;            // the block after the input gain
+    std::vector<float> scaled_;            // the model's input block after the input gain
     std::vector<RecordedFrame> frames_;    // the block's frames on their way to the ring
     SpscRing<BlockReport> reports_;
     SpscRing<RecordedFrame> recording_;

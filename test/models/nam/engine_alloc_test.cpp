@@ -94,8 +94,9 @@ INSTANTIATE_TEST_SUITE_P(Committed, CommittedEngineAllocation,
 // The live callback's whole work (gains, model, meters, the recording ring) on 64-frame
 // blocks, as `forge nam live --record` runs it, and on ragged ones: zero allocations. The
 // main thread's drain (which may allocate) runs between the counted blocks.
-long allocations_while_playing_live(const std::filesystem::path& model) {
+long allocations_while_playing_live(const std::filesystem::path& model, double device_rate = 48000.0) {
     LiveOptions options;
+    options.sample_rate = device_rate;
     options.render.input_gain_db = -3.0;
     options.render.normalize = true;
     options.output_gain_db = 2.0;
@@ -132,6 +133,11 @@ INSTANTIATE_TEST_SUITE_P(Committed, LiveAllocation,
                                            FORGE_NAM_TEST_DATA "/core/lstm_2x3.nam",
                                            FORGE_NAM_TEST_DATA "/core/container.nam"),
                          [](const auto& info) { return "model_" + std::to_string(info.index); });
+
+// A 48 kHz model on a 44.1 kHz device: the resamplers (libsamplerate's src_process) too.
+TEST(LiveAllocation, ResamplingAllocatesNothing) {
+    EXPECT_EQ(allocations_while_playing_live(FORGE_NAM_BUNDLED "/forge-sim-amp.nam", 44100.0), 0);
+}
 
 TEST(EngineAllocation, CounterSeesAllocations) {
     const long before = g_allocations.load();
