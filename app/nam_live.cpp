@@ -6,6 +6,7 @@
 // LiveEngine::process. This thread drains the engine's rings, draws the status line and, at
 // the end (--seconds, Ctrl-C), writes the recordings (atomic writes).
 #include "app/cli_checks.h"
+#include "app/live_commands.h"
 #include "app/live_status.h"
 #include "app/nam_live.h"
 #include "app/nam_profile.h"
@@ -47,8 +48,8 @@ struct LiveCliOptions {
     std::optional<double> seconds;
 };
 
-// How often the main thread drains the rings; they hold seconds, this is far below.
-constexpr auto kPoll = std::chrono::milliseconds(20);
+// How often the main thread drains the rings (ms); they hold seconds, this is far below.
+constexpr int kPollMs = 20;
 // A stream that delivers no block for this long has stopped (a server gone): forge never hangs.
 constexpr auto kStall = std::chrono::seconds(3);
 
@@ -121,22 +122,39 @@ void drain(nam::LiveEngine& engine, nam::LiveMeters& meters, Recording& recordin
     for (std::size_t n; (n = engine.drain_reports(reports)) > 0;)
         for (std::size_t i = 0; i < n; ++i) meters.add(reports[i]);
     engine.drain_recording(recording.dry, recording.wet);
+    engine.collect_retired();
 }
 
-// Runs until --seconds of audio have played or Ctrl-C (or SIGTERM); throws if the stream stops.
+// Reads the model file again and swaps it in (`r`): a model retrained meanwhile plays at once.
+// A file that no longer loads leaves the playing model as it is.
+void reload(const std::string& model, nam::LiveEngine& engine, LiveStatusLine& status) {
+    status.finish();
+    try {
+        if (engine.offer(engine.prepare_model(load_nam_model(model)))) spdlog::info("reloaded {}", model);
+        else spdlog::warn("a model swap is still under way; press r again");
+    } catch (const std::exception& e) {
+        spdlog::warn("reload: {}; still playing the previous model", e.what());
+    }
+}
+
+// Runs until --seconds of audio have played, `q`, or Ctrl-C (or SIGTERM); throws if the
+// stream stops.
 void play(audio::LiveStream& stream, nam::LiveEngine& engine, nam::LiveMeters& meters, Recording& recording,
-          LiveStatusLine& status, std::optional<double> seconds) {
+          LiveStatusLine& status, const LiveCliOptions& o) {
     SignalFlag interrupt(SIGINT), terminate(SIGTERM);
+    LiveCommands commands;
     using Clock = std::chrono::steady_clock;
     std::uint64_t last_frames = 0;
     auto last_move = Clock::now();
     stream.start();
     while (true) {
-        std::this_thread::sleep_for(kPoll);
+        const LiveCommand command = commands.wait(kPollMs);
+        if (command == LiveCommand::quit) break;
+        if (command == LiveCommand::reload) reload(o.model, engine, status);
         drain(engine, meters, recording);
         status.update(meters);
         const nam::LiveTotals& t = meters.totals();
-        if (seconds && t.audio_seconds(meters.sample_rate()) >= *seconds) break;
+        if (o.seconds && t.audio_seconds(meters.sample_rate()) >= *o.seconds) break;
         if (interrupt.take() || terminate.take()) break;
         if (t.frames != last_frames) {
             last_frames = t.frames;
@@ -208,13 +226,13 @@ int live(const LiveCliOptions& o) {
                                            callback);
     const double latency_ms =
         1e3 * (stream.input_latency() + stream.output_latency() + (o.block + engine.resampling_latency_frames()) / double(rate));
-    spdlog::info("playing {} live at {} Hz, {} frames per block: {}; latency {:.1f} ms; Ctrl-C stops", o.model, rate, o.block,
+    spdlog::info("playing {} live at {} Hz, {} frames per block: {}; latency {:.1f} ms; r reloads the model, q or Ctrl-C stops", o.model, rate, o.block,
                  stream.description(), latency_ms);
 
     nam::LiveMeters meters(rate);
     Recording recording;
     LiveStatusLine status(latency_ms);
-    play(stream, engine, meters, recording, status, o.seconds);
+    play(stream, engine, meters, recording, status, o);
     report(meters, o.block, engine.resampling_latency_frames(), stream.input_latency(), stream.output_latency());
     write_recording(o, recording, meters);
     return 0;

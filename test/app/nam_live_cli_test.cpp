@@ -283,7 +283,7 @@ TEST(NamLiveCli, BadFlagsAreRefusedWithTheirName) {
 }
 
 // ALSA's null device (an ALSA configuration that defines only it): the whole PortAudio path
-// of a live run on ALSA, --seconds and --record; its capture is silence or garbage depending
+// of a live run on ALSA, --seconds, --record and `r` (reload) on stdin; its capture is silence or garbage depending
 // on the ALSA version, so only the run itself is checked.
 TEST(NamLiveCli, PlaysOnAlsasNullDevice) {
     const fs::path dir = fs::path(::testing::TempDir()) / ("forge_nam_live_alsa_" + std::to_string(getpid()));
@@ -299,8 +299,9 @@ TEST(NamLiveCli, PlaysOnAlsasNullDevice) {
     }
     const fs::path dry = dir / "dry.wav", wet = dir / "wet.wav";
     const test::ForgeRun r =
-        test::run_forge("nam live --seconds 2 --record " + dry.string() + " " + wet.string(), "", env + " timeout 60");
+        test::run_forge("nam live --seconds 2 --record " + dry.string() + " " + wet.string(), "r\n", env + " timeout 60");
     EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.err, ::testing::HasSubstr("reloaded default")) << "r on stdin (a pipe) swaps the model in again";
     EXPECT_THAT(r.err, ::testing::ContainsRegex("played [0-9.]+ s .*callback CPU load [0-9.]+% mean.*xruns [0-9]+;"));
     const audio::Audio d = audio::read_audio(dry), w = audio::read_audio(wet);
     EXPECT_GE(d.samples.size(), 96000u);

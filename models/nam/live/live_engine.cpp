@@ -34,19 +34,49 @@ std::unique_ptr<RateBridge> bridge_for(const NamFile& file, const LiveOptions& o
 
 LiveEngine::LiveEngine(const NamFile& file, const LiveOptions& options)
     : bridge_(bridge_for(file, options)),
-      engine_(make_model(file, options.render.model), bridge_ ? bridge_->max_model_block() : options.max_block),
+      options_(options),
+      model_rate_(file.sample_rate),
       input_gain_(static_cast<float>(amplitude_of_db(options.render.input_gain_db))),
       output_gain_(static_cast<float>(amplitude_of_db(options.output_gain_db))),
       normalization_gain_(options.render.normalize ? nam::normalization_gain(file.metadata) : std::nullopt),
       record_(options.record),
       dry_(static_cast<std::size_t>(options.max_block)),
-      scaled_(static_cast<std::size_t>(engine_.max_block())),
       frames_(static_cast<std::size_t>(options.max_block)),
       reports_(report_slots(options)),
       recording_(options.record ? ring_slots(options.ring_seconds, options.sample_rate) : 1) {
     check(options.sample_rate > 0 && options.ring_seconds > 0, "live engine: the rings need a rate and a duration");
-    if (normalization_gain_) output_gain_ *= static_cast<float>(*normalization_gain_);
+    model_ = prepare_model(file);
+    scaled_.resize(static_cast<std::size_t>(model_->engine.max_block()));
+    incoming_out_.resize(scaled_.size());
 }
+
+// The pointers in flight are owned: adopted here to be freed.
+LiveEngine::~LiveEngine() {
+    std::unique_ptr<LiveModel>(incoming_.exchange(nullptr));
+    std::unique_ptr<LiveModel>(retired_.exchange(nullptr));
+}
+
+std::unique_ptr<LiveModel> LiveEngine::prepare_model(const NamFile& file) const {
+    const bool same_rate = file.sample_rate.has_value() == model_rate_.has_value() &&
+                           (!file.sample_rate || std::abs(*file.sample_rate - *model_rate_) <= 0.5);
+    check(same_rate, "the new model's sample rate ({} Hz) is not the playing one's ({} Hz)",
+          file.sample_rate.value_or(0.0), model_rate_.value_or(0.0));
+    const int block = bridge_ ? bridge_->max_model_block() : options_.max_block;
+    const std::optional<double> normalization =
+        options_.render.normalize ? nam::normalization_gain(file.metadata) : std::nullopt;
+    return std::make_unique<LiveModel>(Engine(make_model(file, options_.render.model), block),
+                                       static_cast<float>(normalization.value_or(1.0)));
+}
+
+bool LiveEngine::offer(std::unique_ptr<LiveModel> next) {
+    collect_retired();
+    if (incoming_.load(std::memory_order_acquire) != nullptr || retired_.load(std::memory_order_acquire) != nullptr)
+        return false;
+    incoming_.store(next.release(), std::memory_order_release);
+    return true;
+}
+
+void LiveEngine::collect_retired() { std::unique_ptr<LiveModel>(retired_.exchange(nullptr, std::memory_order_acq_rel)); }
 
 void LiveEngine::process(std::span<const float> in, std::span<float> out, bool dropout) noexcept {
     const auto start = std::chrono::steady_clock::now();
@@ -81,7 +111,25 @@ void LiveEngine::process_block(std::span<const float> raw, std::span<float> out,
 void LiveEngine::run_model(std::span<const float> in, std::span<float> out) noexcept {
     const std::span<float> scaled(scaled_.data(), in.size());
     for (std::size_t i = 0; i < in.size(); ++i) scaled[i] = input_gain_ * in[i];
-    engine_.process(scaled, out);
+    play(*model_, scaled, out);
+    LiveModel* next = incoming_.load(std::memory_order_relaxed) ? incoming_.exchange(nullptr, std::memory_order_acq_rel) : nullptr;
+    if (!next) return;
+    // A new model: fade from the old one's output to the new one's over this block, so the
+    // switch makes no step; the old model goes back to the main thread to be freed.
+    const std::span<float> fresh(incoming_out_.data(), in.size());
+    play(*next, scaled, fresh);
+    const float n = static_cast<float>(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const float t = static_cast<float>(i + 1) / n;
+        out[i] = (1.0f - t) * out[i] + t * fresh[i];
+    }
+    retired_.store(model_.release(), std::memory_order_release);
+    model_.reset(next);
+}
+
+void LiveEngine::play(LiveModel& model, std::span<const float> in, std::span<float> out) noexcept {
+    model.engine.process(in, out);
+    for (float& y : out) y *= model.gain;
 }
 
 void LiveEngine::drain_recording(std::vector<float>& dry, std::vector<float>& wet) {

@@ -19,6 +19,7 @@
 #include "models/nam/live/rate_bridge.h"
 #include "models/nam/nam_file.h"
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <span>
@@ -35,6 +36,12 @@ struct LiveOptions {
     double sample_rate = 48000.0;  // the device's; a model at another rate runs behind a RateBridge
 };
 
+// One playable model: the prewarmed engine and its --normalize gain (1 without).
+struct LiveModel {
+    Engine engine;
+    float gain = 1.0f;
+};
+
 class LiveEngine {
 public:
     // Builds and prewarms the model. Allocates.
@@ -44,6 +51,19 @@ public:
     // any length (split into blocks of max_block internally). A NaN or infinite input sample
     // is taken as 0 (also in the recording).
     void process(std::span<const float> in, std::span<float> out, bool dropout) noexcept;
+
+    // Main thread: swapping the model while playing (forge nam live's `r` key). prepare_model
+    // builds and prewarms another model the way the constructor did (it allocates; the same
+    // sample rate as the one playing, else an error); offer hands it to the callback, which
+    // crossfades from the old model's output to the new one's over one block and hands the
+    // old model back: collect_retired frees it here, never on the audio thread. offer refuses
+    // (false) while a swap is under way.
+    std::unique_ptr<LiveModel> prepare_model(const NamFile& file) const;
+    bool offer(std::unique_ptr<LiveModel> next);
+    void collect_retired();
+    ~LiveEngine();
+    LiveEngine(const LiveEngine&) = delete;
+    LiveEngine& operator=(const LiveEngine&) = delete;
 
     // Main thread: the reports and recorded frames since the last call, oldest first.
     std::size_t drain_reports(std::span<BlockReport> into) { return reports_.pop(into); }
@@ -59,14 +79,20 @@ public:
 private:
     void process_block(std::span<const float> in, std::span<float> out, BlockReport& report) noexcept;
     void run_model(std::span<const float> in, std::span<float> out) noexcept;
+    static void play(LiveModel& model, std::span<const float> in, std::span<float> out) noexcept;
 
     std::unique_ptr<RateBridge> bridge_;  // null when the model runs at the device's rate
-    Engine engine_;
+    LiveOptions options_;
+    std::optional<double> model_rate_;
+    std::unique_ptr<LiveModel> model_;    // the callback's
+    std::atomic<LiveModel*> incoming_{nullptr}, retired_{nullptr};
+    static_assert(std::atomic<LiveModel*>::is_always_lock_free);
     float input_gain_, output_gain_;
     std::optional<double> normalization_gain_;
     bool record_;
     std::vector<float> dry_;               // the block's input, non-finite samples zeroed
     std::vector<float> scaled_;            // the model's input block after the input gain
+    std::vector<float> incoming_out_;      // the new model's output while crossfading
     std::vector<RecordedFrame> frames_;    // the block's frames on their way to the ring
     SpscRing<BlockReport> reports_;
     SpscRing<RecordedFrame> recording_;

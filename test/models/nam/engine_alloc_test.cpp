@@ -114,6 +114,8 @@ long allocations_while_playing_live(const std::filesystem::path& model, double d
             engine.process(std::span<const float>(in).first(n), std::span<float>(out).first(n), block == 3);
         }
         allocations += g_allocations.load() - before;
+        // A model swap every few rounds: built here, taken up and crossfaded in the callback.
+        if (round % 7 == 3) engine.offer(engine.prepare_model(read_nam_file(model)));
         engine.drain_reports(reports);
         if (round % 2 == 0) engine.drain_recording(dry, wet);
     }

@@ -134,6 +134,45 @@ TEST(LiveEngine, ResamplesAModelAtAnotherRateWithoutGlitches) {
     EXPECT_LE(best, 1e-4);
 }
 
+// Swapping models while playing: the block after the offer fades from the old model's output
+// to the new one's; from the next block on the output is the new model's alone, as if it had
+// played (prewarmed, from silence) since the swap; the old model comes back to be freed.
+TEST(LiveEngine, SwapsModelsWithACrossfadeOverOneBlock) {
+    const NamFile a = read_nam_file(testing::test_data() / "core" / "forge_nano.nam");
+    const NamFile b = read_nam_file(testing::bundled_models() / "forge-sim-amp.nam");
+    const std::vector<float> input = committed_input();
+    LiveEngine engine(a, {});
+    std::vector<float> output(input.size());
+    const std::size_t swap_at = 64 * 20;
+    for (std::size_t at = 0; at < input.size(); at += 64) {
+        const std::size_t n = std::min<std::size_t>(64, input.size() - at);
+        if (at == swap_at) {
+            ASSERT_TRUE(engine.offer(engine.prepare_model(b)));
+            EXPECT_FALSE(engine.offer(engine.prepare_model(b))) << "one swap at a time";
+        }
+        engine.process(std::span<const float>(input).subspan(at, n), std::span<float>(output).subspan(at, n), false);
+    }
+    const LiveRun old_model = play(a, {}, input, 64);
+    const std::vector<float> tail(input.begin() + static_cast<std::ptrdiff_t>(swap_at), input.end());
+    const LiveRun new_model = play(b, {}, tail, 64);
+    for (std::size_t i = 0; i < swap_at; ++i) ASSERT_EQ(output[i], old_model.output[i]) << "at " << i;
+    for (std::size_t i = 0; i < 64; ++i) {
+        const float t = static_cast<float>(i + 1) / 64.0f;
+        ASSERT_FLOAT_EQ(output[swap_at + i], (1 - t) * old_model.output[swap_at + i] + t * new_model.output[i]) << i;
+    }
+    for (std::size_t i = 64; i < tail.size(); ++i) ASSERT_EQ(output[swap_at + i], new_model.output[i]) << "at " << i;
+    engine.collect_retired();
+    EXPECT_TRUE(engine.offer(engine.prepare_model(a))) << "the swap is over once the old model is collected";
+}
+
+TEST(LiveEngine, RefusesAModelAtAnotherRate) {
+    const std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / "live_identity_44k.nam";
+    std::ofstream(path) << R"({"version": "0.5.4", "architecture": "Linear", "config": {"receptive_field": 1, "bias": false},
+                              "weights": [1.0], "sample_rate": 44100})";
+    LiveEngine engine(read_nam_file(testing::test_data() / "core" / "forge_nano.nam"), {});
+    EXPECT_THROW(engine.prepare_model(read_nam_file(path)), Error);
+}
+
 TEST(LiveEngine, MetersCountFramesXrunsAndPeaks) {
     const NamFile file = read_nam_file(testing::test_data() / "core" / "forge_nano.nam");
     const std::vector<float> input = committed_input();
