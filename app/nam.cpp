@@ -8,6 +8,7 @@
 #include "app/bundled_models.h"
 #include "app/commands.h"
 #include "app/timing.h"
+#include "app/nam_live.h"
 #include "app/nam_profile.h"
 #include "core/audio/audio_file.h"
 #include "core/checkpoint/atomic_file.h"
@@ -76,6 +77,12 @@ nam::NamFile load(const std::string& path) {
                      file.version, nam::kLatestVersion);
     return file;
 }
+
+}  // namespace
+
+nam::NamFile load_nam_model(const std::string& model) { return load(model_path(model)); }
+
+namespace {
 
 nam::ModelOptions model_options(const NamOptions& o, const nam::NamFile& file) {
     if (o.slim && !nam::is_slimmable(file)) fail("--slim: {} is not a slimmable model", o.model);
@@ -246,6 +253,7 @@ void add_nam_command(CLI::App& forge, CommandTable& commands) {
 
     add_nam_train_commands(forge, *nam, commands);
     add_nam_devices_command(*nam, commands);
+    add_nam_live_command(*nam, commands);
 }
 
 }  // namespace forge::app

@@ -65,7 +65,9 @@ std::filesystem::path beside(const std::string& out, const char* suffix) {
     return path;
 }
 
-int list_devices() {
+}  // namespace
+
+int print_audio_devices() {
     const audio::AudioSystem system;
     const std::vector<audio::DeviceInfo> devices = system.devices();
     if (devices.empty()) {
@@ -80,8 +82,6 @@ int list_devices() {
     }
     return 0;
 }
-
-}  // namespace
 
 void add_device_options(CLI::App* command, DeviceChoice& choice) {
     const CLI::Range device_index(0, kMaxDeviceIndex);
@@ -117,7 +117,7 @@ std::vector<float> record_capture(const DeviceChoice& choice, std::span<const fl
 
 void add_nam_devices_command(CLI::App& nam, CommandTable& commands) {
     CLI::App* cmd = nam.add_subcommand("devices", "List the audio devices forge nam profile can record through");
-    commands.add(cmd, [] { return list_devices(); });
+    commands.add(cmd, [] { return print_audio_devices(); });
 }
 
 }  // namespace forge::app

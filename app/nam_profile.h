@@ -27,7 +27,8 @@ void add_device_options(CLI::App* command, DeviceChoice& choice);
 // can be trained again with forge nam train. Throws audio::NoDeviceError without devices.
 std::vector<float> record_capture(const DeviceChoice& choice, std::span<const float> signal, const std::string& out);
 
-// `forge nam devices`.
+// `forge nam devices`, and its table of devices (also `forge nam live --list-devices`).
+int print_audio_devices();
 void add_nam_devices_command(CLI::App& nam, CommandTable& commands);
 
 }  // namespace forge::app

@@ -17,6 +17,7 @@ packages=(
     libsndfile1-dev             # libsndfile: WAV and FLAC in and out (forge nam)
     libsamplerate0-dev          # libsamplerate: sample-rate conversion (forge nam)
     portaudio19-dev             # PortAudio: recording through an audio interface (forge nam profile)
+    jackd2                      # JACK (jackd, jack_metro, jack_connect): forge nam live's test on a real audio server, dummy driver
     libpcre2-dev                # PCRE2: Unicode regexes of the LLM tokenizers' pre-tokenizers
     zlib1g-dev                  # zlib: reading the gzip-compressed tokenizer test fixtures
     pocketsphinx-testdata       # real LibriVox clips + references: the ASR eval harness and its test

@@ -1,56 +1,16 @@
 #include "core/audio/device.h"
 
-#include <portaudio.h>
+#include "core/audio/portaudio_support.h"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <portaudio.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <thread>
 
 namespace forge::audio {
 namespace {
-
-// While it lives, file descriptor 2 points at /dev/null: ALSA and JACK print dozens of lines
-// of probing errors when PortAudio enumerates devices, which would bury forge's one clear
-// message. FORGE_AUDIO_VERBOSE=1 keeps them (for diagnosing a device that does not show up).
-class MutedStderr {
-public:
-    MutedStderr() {
-        if (std::getenv("FORGE_AUDIO_VERBOSE")) return;
-        std::fflush(stderr);
-        saved_ = dup(STDERR_FILENO);
-        const int null = open("/dev/null", O_WRONLY);
-        if (saved_ < 0 || null < 0) {
-            if (null >= 0) close(null);
-            return;
-        }
-        dup2(null, STDERR_FILENO);
-        close(null);
-    }
-    ~MutedStderr() {
-        if (saved_ < 0) return;
-        std::fflush(stderr);
-        dup2(saved_, STDERR_FILENO);
-        close(saved_);
-    }
-    MutedStderr(const MutedStderr&) = delete;
-    MutedStderr& operator=(const MutedStderr&) = delete;
-
-private:
-    int saved_ = -1;
-};
-
-void pa_check(PaError error, const char* what) {
-    if (error != paNoError) fail("PortAudio: {}: {}", what, Pa_GetErrorText(error));
-}
-
-// Flags that mean the input and output sample clocks no longer line up sample for sample.
-constexpr PaStreamCallbackFlags kDropouts = paInputUnderflow | paInputOverflow | paOutputUnderflow | paOutputOverflow;
 
 // What the stream callback and the waiting thread share. The callback only copies between
 // the preallocated spans and publishes its position; the waiting thread only reads.
@@ -102,39 +62,6 @@ public:
 private:
     PaStream* stream_ = nullptr;
 };
-
-DeviceInfo describe(int index) {
-    const PaDeviceInfo* d = Pa_GetDeviceInfo(index);
-    const PaHostApiInfo* api = d ? Pa_GetHostApiInfo(d->hostApi) : nullptr;
-    DeviceInfo info;
-    info.index = index;
-    if (!d) return info;
-    info.name = d->name ? d->name : "";
-    info.host_api = api && api->name ? api->name : "";
-    info.max_input_channels = d->maxInputChannels;
-    info.max_output_channels = d->maxOutputChannels;
-    info.default_sample_rate = d->defaultSampleRate;
-    info.default_input = index == Pa_GetDefaultInputDevice();
-    info.default_output = index == Pa_GetDefaultOutputDevice();
-    return info;
-}
-
-// The chosen device, or the default one; NoDeviceError when there is none.
-int pick_device(std::optional<int> chosen, PaDeviceIndex fallback, bool input) {
-    const char* role = input ? "input" : "output";
-    const int count = Pa_GetDeviceCount();
-    if (count <= 0) throw NoDeviceError(kNoDeviceMessage);
-    if (!chosen) {
-        if (fallback == paNoDevice) throw NoDeviceError(kNoDeviceMessage);
-        return fallback;
-    }
-    check(*chosen >= 0 && *chosen < count, "--{}-device {}: no such device (there are {}; forge nam devices lists them)",
-          role, *chosen, count);
-    const DeviceInfo info = describe(*chosen);
-    check((input ? info.max_input_channels : info.max_output_channels) > 0, "--{}-device {} ({}) has no {} channels", role,
-          *chosen, info.name, role);
-    return *chosen;
-}
 
 class PortAudioDuplex final : public DuplexDevice {
 public:

@@ -27,7 +27,7 @@ RenderedAudio render_with(Engine& engine, const NamFile& file, std::span<const f
     rendered.model_rate = other_model_rate(file, sample_rate);
     std::vector<float> in(signal.begin(), signal.end());
     if (rendered.model_rate) in = audio::resample(in, sample_rate, *rendered.model_rate, source);
-    if (options.input_gain_db != 0.0) apply_gain(in, static_cast<float>(std::pow(10.0, options.input_gain_db / 20.0)));
+    if (options.input_gain_db != 0.0) apply_gain(in, static_cast<float>(amplitude_of_db(options.input_gain_db)));
 
     const auto start = std::chrono::steady_clock::now();
     rendered.samples = render(engine, in);

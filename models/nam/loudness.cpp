@@ -89,7 +89,7 @@ void add_loudness_metadata(NamFile& file) {
 
 std::optional<double> normalization_gain(const Metadata& metadata) {
     if (!metadata.loudness) return std::nullopt;
-    return std::pow(10.0, (kNormalizationTargetDb - *metadata.loudness) / 20.0);
+    return amplitude_of_db(kNormalizationTargetDb - *metadata.loudness);
 }
 
 }  // namespace forge::nam

@@ -18,6 +18,7 @@
 
 #include "models/nam/nam_file.h"
 
+#include <cmath>
 #include <optional>
 #include <span>
 #include <vector>
@@ -26,6 +27,9 @@ namespace forge::nam {
 
 // The plugin's "Normalized" output mode (NeuralAmpModelerPlugin, _SetOutputGain).
 inline constexpr double kNormalizationTargetDb = -18.0;
+
+// A level in dB as an amplitude factor: 10^(dB / 20).
+inline double amplitude_of_db(double db) { return std::pow(10.0, db / 20.0); }
 
 // One second at 48 kHz, RMS 10^(-15/20); the same samples on every call.
 std::vector<float> standard_loudness_input();

@@ -3,10 +3,12 @@
 // apart from the other tests.
 #include "models/nam/engine.h"
 #include "models/nam/factory.h"
+#include "models/nam/live/live_engine.h"
 #include "models/nam/nam_file.h"
 #include "test/models/nam/fixtures.h"
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <cstdlib>
 #include <new>
@@ -88,6 +90,56 @@ INSTANTIATE_TEST_SUITE_P(Committed, CommittedEngineAllocation,
                                            "wavenet_condition_dsp.nam", "wavenet_slimmable.nam", "lstm_2x3.nam",
                                            "convnet_batchnorm.nam", "linear_fft.nam", "container.nam"),
                          [](const auto& info) { return "model_" + std::to_string(info.index); });
+
+// The live callback's whole work (gains, model, meters, the recording ring) on 64-frame
+// blocks, as `forge nam live --record` runs it, and on ragged ones: zero allocations. The
+// main thread's drain (which may allocate) runs between the counted blocks.
+long allocations_while_playing_live(const std::filesystem::path& model, double device_rate = 48000.0) {
+    LiveOptions options;
+    options.sample_rate = device_rate;
+    options.render.input_gain_db = -3.0;
+    options.render.normalize = true;
+    options.output_gain_db = 2.0;
+    options.record = true;
+    options.ring_seconds = 0.05;  // small, so that the ring also runs full and drops
+    LiveEngine engine(read_nam_file(model), options);
+    std::vector<float> in(200), out(200), dry, wet;
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = 0.5f * std::sin(0.03f * static_cast<float>(i));
+    std::vector<BlockReport> reports(4096);
+    long allocations = 0;
+    for (int round = 0; round < 40; ++round) {
+        const long before = g_allocations.load();
+        for (int block = 0; block < 50; ++block) {
+            const std::size_t n = block % 5 == 4 ? 1 + (block * 37) % 200 : 64;
+            engine.process(std::span<const float>(in).first(n), std::span<float>(out).first(n), block == 3);
+        }
+        allocations += g_allocations.load() - before;
+        // A model swap every few rounds: built here, taken up and crossfaded in the callback.
+        if (round % 7 == 3) engine.offer(engine.prepare_model(read_nam_file(model)));
+        engine.drain_reports(reports);
+        if (round % 2 == 0) engine.drain_recording(dry, wet);
+    }
+    EXPECT_FALSE(dry.empty());
+    return allocations;
+}
+
+class LiveAllocation : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LiveAllocation, TheLiveCallbackAllocatesNothing) {
+    EXPECT_EQ(allocations_while_playing_live(GetParam()), 0) << "allocations in the live callback";
+}
+
+INSTANTIATE_TEST_SUITE_P(Committed, LiveAllocation,
+                         ::testing::Values(FORGE_NAM_BUNDLED "/forge-sim-amp.nam",
+                                           FORGE_NAM_TEST_DATA "/core/wavenet_film.nam",
+                                           FORGE_NAM_TEST_DATA "/core/lstm_2x3.nam",
+                                           FORGE_NAM_TEST_DATA "/core/container.nam"),
+                         [](const auto& info) { return "model_" + std::to_string(info.index); });
+
+// A 48 kHz model on a 44.1 kHz device: the resamplers (libsamplerate's src_process) too.
+TEST(LiveAllocation, ResamplingAllocatesNothing) {
+    EXPECT_EQ(allocations_while_playing_live(FORGE_NAM_BUNDLED "/forge-sim-amp.nam", 44100.0), 0);
+}
 
 TEST(EngineAllocation, CounterSeesAllocations) {
     const long before = g_allocations.load();
