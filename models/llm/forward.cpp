@@ -102,9 +102,10 @@ void Forward::run_blocks(std::span<const BatchRow> rows, infer::KvCache& cache) 
     // (the last two in output_head, or final_norm alone for hidden states).
     const auto n = static_cast<std::int64_t>(rows.size());
     embed(rows);
-    infer::rope_angles_rows(std::span(positions_).first(rows.size()),
-                            h_.rope.frequencies(model_.weights().rope_freq_divisors()), h_.rope.n_rot / 2, rope_cos_,
-                            rope_sin_);
+    // The divisors depend on the context per sequence (LongRoPE), as in llama.cpp.
+    const auto divisors = model_.weights().rope_freq_divisors(cache.n_ctx(), h_.rope.n_ctx_orig);
+    infer::rope_angles_rows(std::span(positions_).first(rows.size()), h_.rope.frequencies(divisors),
+                            h_.rope.n_rot / 2, rope_cos_, rope_sin_);
     for (std::int64_t layer = 0; layer < h_.n_layer; ++layer) {
         attention_block(layer, rows, cache);
         feed_forward_block(layer, n);
@@ -141,9 +142,11 @@ void Forward::attention_block(std::int64_t layer, std::span<const BatchRow> rows
         infer::rmsnorm_rows(q_, q_, n * h_.n_head, h_.head_dim, w.q_norm.span<float>(), h_.rms_eps);
         infer::rmsnorm_rows(k_, k_, n * h_.n_head_kv, h_.head_dim, w.k_norm.span<float>(), h_.rms_eps);
     }
-    const std::int64_t half = h_.rope.n_rot / 2;
-    infer::rope_rows(q_, n, h_.n_head, h_.head_dim, h_.rope.mode, rope_cos_, rope_sin_, half);
-    infer::rope_rows(k_, n, h_.n_head_kv, h_.head_dim, h_.rope.mode, rope_cos_, rope_sin_, half);
+    if (h_.rotates(layer)) {  // smollm3 leaves some layers without positions (NoPE)
+        const std::int64_t half = h_.rope.n_rot / 2;
+        infer::rope_rows(q_, n, h_.n_head, h_.head_dim, h_.rope.mode, rope_cos_, rope_sin_, half);
+        infer::rope_rows(k_, n, h_.n_head_kv, h_.head_dim, h_.rope.mode, rope_cos_, rope_sin_, half);
+    }
     const auto kv = sz(h_.kv_width());
     for (std::size_t i = 0; i < rows.size(); ++i) {
         cache.store(layer, rows[i].slot, rows[i].position, k_.subspan(i * kv, kv), v_.subspan(i * kv, kv));

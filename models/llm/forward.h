@@ -1,4 +1,4 @@
-// The transformer forward pass of a llama-family model (llama, qwen2, qwen3) as a stateless
+// The transformer forward pass of a llama-family model (llama, qwen2, qwen3, smollm3, phi3) as a stateless
 // function of a batch and a KV cache: rows {token, position, slot, wants logits} in, logits
 // out for the rows that want them (or, for an embedding model, their final-norm hidden states). Sequence state lives only in the cache (what each slot
 // holds); this object holds the activation buffers for up to max_rows rows, allocated once,

@@ -15,7 +15,22 @@ Arch parse_arch(const std::string& name, const std::string& source) {
     if (name == "llama") return Arch::Llama;
     if (name == "qwen2") return Arch::Qwen2;
     if (name == "qwen3") return Arch::Qwen3;
-    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3)", source, name);
+    if (name == "smollm3") return Arch::Smollm3;
+    if (name == "phi3") return Arch::Phi3;
+    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3, smollm3, phi3)", source, name);
+}
+
+// Which dims RoPE pairs, as llama.cpp's llama_model_rope_type: llama and smollm3 keep HF's
+// interleaved pairs (the converter permutes q/k); the Qwens and phi3 rotate halves.
+infer::RopeMode rope_mode(Arch arch) {
+    switch (arch) {
+        case Arch::Llama:
+        case Arch::Smollm3: return infer::RopeMode::Normal;
+        case Arch::Qwen2:
+        case Arch::Qwen3:
+        case Arch::Phi3: return infer::RopeMode::Neox;
+    }
+    return infer::RopeMode::Normal;
 }
 
 // The metadata under "{arch}.": llama.cpp's keys are "llama.block_count", "qwen2.block_count", ...
@@ -76,8 +91,7 @@ RopeParams read_rope(const ArchKeys& meta, const Hparams& h, const std::string& 
     RopeParams rope;
     rope.n_rot = meta.int_or("rope.dimension_count", h.head_dim);
     rope.theta_base = static_cast<float>(meta.float_or("rope.freq_base", 10000.0));
-    // llama keeps HF's interleaved pairs (the converter permutes q/k); the Qwens rotate halves.
-    rope.mode = h.arch == Arch::Llama ? infer::RopeMode::Normal : infer::RopeMode::Neox;
+    rope.mode = rope_mode(h.arch);
     if (rope.n_rot <= 0 || rope.n_rot > h.head_dim || rope.n_rot % 2 != 0) {
         fail_format("{}: rope.dimension_count {} must be even and at most the head size {}", source,
                     rope.n_rot, h.head_dim);
@@ -95,6 +109,7 @@ RopeParams read_rope(const ArchKeys& meta, const Hparams& h, const std::string& 
     const double ext_factor = meta.float_or("rope.scaling.yarn_ext_factor", -1.0);
     rope.ext_factor = ext_factor >= 0.0 ? static_cast<float>(ext_factor) : (scaling == "yarn" ? 1.0f : 0.0f);
     const std::int64_t n_ctx_orig = meta.int_or("rope.scaling.original_context_length", h.n_ctx_train);
+    rope.n_ctx_orig = n_ctx_orig;
     if (rope.ext_factor != 0.0f && n_ctx_orig <= 0) {
         fail_format("{}: YaRN needs rope.scaling.original_context_length or context_length", source);
     }
@@ -114,6 +129,11 @@ Hparams read_hparams(const gguf::GgufFile& file) {
     h.arch = parse_arch(h.arch_name, source);
     h.qkv_bias = h.arch == Arch::Qwen2;
     h.qk_norm = h.arch == Arch::Qwen3;
+    // llama.cpp fixes smollm3's step at 4 (llama_model_smollm3::load_arch_hparams reads no key).
+    h.no_rope_layer_step = h.arch == Arch::Smollm3 ? 4 : 0;
+    // phi3.attention.sliding_window is not read: llama.cpp turns phi3's sliding window off
+    // (llama_model_phi3::load_arch_hparams; ggml-org/llama.cpp#13676), so every layer sees the
+    // whole context there and here.
 
     const ArchKeys meta(file, h.arch_name + ".");
     h.n_embd = meta.positive_int("embedding_length");

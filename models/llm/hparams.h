@@ -1,8 +1,9 @@
 // Hyperparameters of the llama family of decoder-only transformers, read from GGUF metadata.
 //
-// llama, qwen2 and qwen3 share one block (pre-norm attention + SwiGLU feed-forward, RMSNorm,
-// RoPE, grouped-query attention); they differ only in the switches below. Metadata keys are
-// llama.cpp's: "{arch}.embedding_length", "{arch}.attention.head_count", ...
+// llama, qwen2, qwen3, smollm3 and phi3 share one block (pre-norm attention + SwiGLU
+// feed-forward, RMSNorm, RoPE, grouped-query attention); they differ only in the switches
+// below (and phi3 in how its file stores the block: weights.h). Metadata keys are llama.cpp's:
+// "{arch}.embedding_length", "{arch}.attention.head_count", ...
 #pragma once
 
 #include "core/gguf/gguf_file.h"
@@ -14,7 +15,7 @@
 
 namespace forge::llm {
 
-enum class Arch { Llama, Qwen2, Qwen3 };
+enum class Arch { Llama, Qwen2, Qwen3, Smollm3, Phi3 };
 
 // RoPE as llama.cpp sets it up from {arch}.rope.* metadata. The per-pair frequency divisors
 // of Llama 3.1-style scaling are a tensor (rope_freqs.weight, see weights.h), not metadata.
@@ -28,6 +29,9 @@ struct RopeParams {
     float ext_factor = 0.0f;
     float corr_low = 0.0f, corr_high = 0.0f;
     float mscale = 1.0f;
+    // rope.scaling.original_context_length (else context_length): LongRoPE (phi3) takes its long
+    // frequency divisors for contexts longer than this (weights.h).
+    std::int64_t n_ctx_orig = 0;
 
     // The angle recipe for the kernels, with the model's divisors (empty when it has none).
     infer::RopeFrequencies frequencies(std::span<const float> freq_divisors) const {
@@ -58,6 +62,11 @@ struct Hparams {
     RopeParams rope;
     bool qkv_bias = false;         // qwen2: q, k and v projections carry biases
     bool qk_norm = false;          // qwen3: per-head RMSNorm of q and k before RoPE
+    // smollm3: layer il leaves q and k unrotated (NoPE) when (il + 1) % no_rope_layer_step == 0;
+    // 0: every layer rotates.
+    std::int64_t no_rope_layer_step = 0;
+
+    bool rotates(std::int64_t layer) const { return no_rope_layer_step == 0 || (layer + 1) % no_rope_layer_step != 0; }
 
     std::int64_t q_width() const { return n_head * head_dim; }
     std::int64_t kv_width() const { return n_head_kv * head_dim; }

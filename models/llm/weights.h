@@ -35,13 +35,16 @@ struct ModelWeights {
     Linear output;      // token_embd itself when the file ties the embeddings
     bool tied_output = false;
     Tensor rope_freqs;  // [n_rot / 2] f32 RoPE frequency divisors (Llama 3.1+); undefined if absent
+    // LongRoPE's divisors (phi3), [n_rot / 2] f32 each; undefined if absent.
+    Tensor rope_factors_long, rope_factors_short;
 
-    std::span<const float> rope_freq_divisors() const {
-        return rope_freqs.defined() ? rope_freqs.span<float>() : std::span<const float>();
-    }
+    // The divisors RoPE uses for contexts of n_ctx_seq positions per sequence, given the
+    // model's original context (RopeParams::n_ctx_orig); empty when there are none.
+    std::span<const float> rope_freq_divisors(std::int64_t n_ctx_seq, std::int64_t n_ctx_orig) const;
 };
 
-// Every tensor is validated (present, shape, dtype) before the first is used; errors name
+// phi3 files fuse q, k and v into attn_qkv and the gate into ffn_up; those are cut into the
+// layers above (views, no copy). Every tensor is validated (present, shape, dtype) before the first is used; errors name
 // the file and the tensor.
 ModelWeights load_weights(const gguf::GgufFile& file, const Hparams& hparams);
 

@@ -30,6 +30,12 @@ WIDE = ["--n-layer", "1", "--n-embd", "256", "--n-head", "4", "--n-head-kv", "2"
 # A Q8_0 KV cache needs heads of whole 32-value blocks: SMALL with two heads of 32.
 HEAD32 = ["--n-layer", "2", "--n-embd", "64", "--n-head", "2", "--n-head-kv", "1", "--n-ff", "128"]
 
+# Four layers: smollm3 leaves RoPE out of layer 3 (every 4th).
+FOUR_LAYERS = ["--n-layer", "4", "--n-embd", "64", "--n-head", "4", "--n-head-kv", "2", "--n-ff", "128"]
+# The context llama.cpp runs with (its default here). LongRoPE's choice depends on it: phi3-f32's
+# original context 256 < 512 takes the long factors, phi3-q8_0's 4096 >= 512 the short ones.
+ORACLE_CTX = 512
+
 # name: (arch, shape, seed, make_gguf dtype, extra args, forge quantize type or None[, rope_scaling.py args])
 # forge quantize runs with --pure except for the names in MIXTURES.
 MODELS = {
@@ -52,6 +58,19 @@ MODELS = {
     "qwen3-yarn": ("qwen3", SMALL, 7, "f32", ["--tie-embeddings"], None, ["--yarn", "4,256", "--attn-factor", "1.1"]),
     # Q8_0 weights and llama.cpp's Q8_0 KV cache (its only golden: see KV_TYPES).
     "qwen3-q8_0-head32": ("qwen3", HEAD32, 10, "q8_0", ["--tie-embeddings"], None),
+    # smollm3 and phi3 (Phi-4-mini's layout), made from llama files by to_family.py (FAMILIES).
+    "smollm3-f32": ("smollm3", FOUR_LAYERS, 11, "f32", [], None),
+    "smollm3-q8_0": ("smollm3", FOUR_LAYERS, 11, "q8_0", [], None),
+    "phi3-f32": ("phi3", SMALL, 12, "f32", [], None),
+    "phi3-q8_0": ("phi3", SMALL, 12, "q8_0", [], None),
+}
+
+# to_family.py's arguments: phi3 with partial rotary (12 of 16 dims) and LongRoPE.
+FAMILIES = {
+    "smollm3-f32": ["--arch", "smollm3"],
+    "smollm3-q8_0": ["--arch", "smollm3"],
+    "phi3-f32": ["--arch", "phi3", "--rot-dims", "12", "--orig-ctx", "256", "--seed", "12"],
+    "phi3-q8_0": ["--arch", "phi3", "--rot-dims", "12", "--orig-ctx", "4096", "--seed", "12"],
 }
 
 
@@ -64,13 +83,17 @@ def run(cmd):
 
 def make_model(name, spec, kit, forge, out, tmp):
     arch, shape, seed, dtype, extra, qtype = spec[:6]
-    base_arch = "llama" if arch == "qwen2" else arch
+    base_arch = "llama" if arch in ("qwen2", "smollm3", "phi3") else arch
     src = os.path.join(tmp, name + ".src.gguf")
     run([PY, os.path.join(kit, "make_gguf.py"), "-q", "-o", src, "--arch", base_arch, "--tokenizer", "tiny",
          "--seed", str(seed), "--dtype", dtype, *shape, *extra])
     if arch == "qwen2":
         converted = os.path.join(tmp, name + ".qwen2.gguf")
         run([PY, os.path.join(HERE, "to_qwen2.py"), kit, src, converted, "--seed", str(seed)])
+        src = converted
+    if name in FAMILIES:
+        converted = os.path.join(tmp, name + ".family.gguf")
+        run([PY, os.path.join(HERE, "to_family.py"), kit, src, converted, *FAMILIES[name]])
         src = converted
     if len(spec) > 6:
         scaled = os.path.join(tmp, name + ".scaled.gguf")
@@ -96,7 +119,7 @@ def oracle(model, name, kit, out, kv_type):
     stem = os.path.join(out, name + KV_SUFFIX[kv_type])
     js = stem + ".oracle.json"
     run(["node", os.path.join(kit, "llama_oracle.mjs"), "--model", model, "--tokens", ",".join(map(str, PROMPT)),
-         "--gen", "32", "--top", "1", "--kv-type", kv_type, "--threads", "2", "--add-bos", "no",
+         "--gen", "32", "--top", "1", "--kv-type", kv_type, "--threads", "2", "--add-bos", "no", "--ctx", str(ORACLE_CTX),
          "--logits-out", stem + ".logits.f32", "--out", js,
          # llama.cpp stores a quantized V cache only with flash attention.
          *(["--flash-attn"] if kv_type == "q8_0" else [])])
@@ -126,7 +149,7 @@ def main():
             if a.oracle_only:
                 model = os.path.join(a.out, name + ".gguf")
             else:
-                model = make_model(name, spec, a.kit, os.path.abspath(a.forge), a.out, tmp)
+                model = make_model(name, spec, a.kit, a.forge and os.path.abspath(a.forge), a.out, tmp)
             for kv_type in KV_TYPES.get(name, ["f32", "f16"]):
                 oracle(model, name, a.kit, a.out, kv_type)
             print(name, os.path.getsize(model), file=sys.stderr)

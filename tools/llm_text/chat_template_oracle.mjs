@@ -13,6 +13,7 @@ const dir = `${root}/test/data/chat_templates`;
 const tokens = {
     qwen3: ["", "<|im_end|>"], chatml: ["", "<|im_end|>"], llama3: ["<|begin_of_text|>", "<|eot_id|>"],
     gemma3: ["<bos>", "<end_of_turn>"], mistral: ["<s>", "</s>"], phi3: ["<s>", "<|endoftext|>"],
+    smollm3: ["", "<|im_end|>"],
 };
 const sys = {role: "system", content: "You are a helpful assistant."};
 const u1 = {role: "user", content: "Hi! What is 2+2?"};

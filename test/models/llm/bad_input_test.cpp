@@ -108,6 +108,55 @@ TEST(LlmBadInput, MisShapedTensor) {
     EXPECT_THAT(load_error(bytes), HasSubstr("tensor blk.0.attn_k.weight has shape [16, 64], expected [32, 64]"));
 }
 
+// phi3's fused tensors and LongRoPE factors are checked like the others.
+const std::string kPhi3 = test::golden_path("phi3-f32.gguf");
+
+TEST(LlmBadInput, MisShapedFusedQkv) {
+    const auto bytes = edited_model(
+        [](gguf::GgufWriter&, gguf::TensorInfo& t) {
+            if (t.name == "blk.0.attn_qkv.weight") {  // v's rows left out
+                t.dims[1] -= 32;
+                t.nbytes = t.nbytes / 4 * 3;
+            }
+            return true;
+        },
+        kPhi3);
+    EXPECT_THAT(load_error(bytes), HasSubstr("tensor blk.0.attn_qkv.weight has shape [96, 64], expected [128, 64]"));
+}
+
+TEST(LlmBadInput, NeitherFusedNorSeparateQkv) {
+    const auto bytes = edited_model([](gguf::GgufWriter&, gguf::TensorInfo& t) { return t.name != "blk.1.attn_qkv.weight"; },
+                                    kPhi3);
+    EXPECT_THAT(load_error(bytes),
+                HasSubstr("tensor blk.1.attn_q.weight is missing (and there is no fused blk.1.attn_qkv.weight)"));
+}
+
+TEST(LlmBadInput, Phi3GateUpIsOneTensor) {
+    const auto bytes = edited_model(
+        [](gguf::GgufWriter&, gguf::TensorInfo& t) {
+            if (t.name == "blk.1.ffn_up.weight") {  // up's rows alone, as a llama file has them
+                t.dims[1] /= 2;
+                t.nbytes /= 2;
+            }
+            return true;
+        },
+        kPhi3);
+    EXPECT_THAT(load_error(bytes), HasSubstr("tensor blk.1.ffn_up.weight has shape [128, 64], expected [256, 64]"));
+}
+
+TEST(LlmBadInput, MisShapedLongRopeFactors) {
+    const auto bytes = edited_model(
+        [](gguf::GgufWriter&, gguf::TensorInfo& t) {
+            if (t.name == "rope_factors_long.weight") {  // one divisor short
+                t.dims[0] -= 1;
+                t.nbytes -= sizeof(float);
+            }
+            return true;
+        },
+        kPhi3);
+    EXPECT_THAT(load_error(bytes), HasSubstr("tensor rope_factors_long.weight has shape [5], expected [6]"));
+}
+
 TEST(LlmBadInput, TokenOutOfRange) {
     const Model model = Model::load(kModel);
     Session session(model, {});

@@ -53,7 +53,8 @@ TEST_P(ChatTemplateGolden, MatchesHuggingFaceJinja) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RealTemplates, ChatTemplateGolden,
-                         ::testing::Values("chatml", "forge-bpe", "gemma3", "llama3", "mistral", "phi3", "qwen3"));
+                         ::testing::Values("chatml", "forge-bpe", "gemma3", "llama3", "mistral", "phi3", "qwen3",
+                                           "smollm3"));
 
 TEST(ChatTemplate, MissingTemplateFallsBackToChatml) {
     const std::vector<ChatMessage> messages{{"user", "Hi", ""}};
