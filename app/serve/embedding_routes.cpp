@@ -54,10 +54,7 @@ void Server::add_embedding_routes() {
 
 std::vector<std::vector<float>> Server::run_encoder(LoadedModel& e, const std::vector<std::vector<std::int32_t>>& inputs) {
     std::lock_guard lock(e.embedding_mutex);
-    std::vector<std::vector<float>> out;
-    out.reserve(inputs.size());
-    for (const auto& tokens : inputs) out.push_back(e.embedder->embed(tokens));
-    return out;
+    return e.embedder->embed_batch(inputs);  // a bert model runs them in passes of many inputs
 }
 
 void Server::embeddings(const httplib::Request& req, httplib::Response& res) {
