@@ -10,6 +10,8 @@
 // `model` (a body field, or ?model= on a GET), a lease that keeps the model loaded until it
 // is dropped. A streamed response keeps its lease until the stream ends. With one model the
 // name is not checked (as llama-server does); with many, an unknown one is 404 model_not_found.
+// A model is a chat model or an embedding-only one (a bert file, loaded_model.h): the routes
+// that generate text take the lease's chat_model(), a 400 naming the model for the latter.
 //
 // Life of a request (app/serve/routes.cpp): check the key, parse and check the body
 // (openai_request.h), make the prompt's tokens and check they fit a slot, submit to the
@@ -90,7 +92,7 @@ private:
     ModelLease model_for(const std::string& requested);
     ModelLease model_for(const nlohmann::ordered_json& body);  // its "model" field (400 if not a string)
     ModelLease load(const ModelSource& source) const;  // the registry's loader
-    std::vector<std::int32_t> prompt_tokens(const ChatModel& chat, const CompletionRequest& request) const;
+    std::vector<std::int32_t> prompt_tokens(const ChatModel& e, const CompletionRequest& request) const;
     // Ollama's API (app/serve/ollama_api.cpp).
     void add_ollama_routes();
     void ollama_answer(const httplib::Request& req, httplib::Response& res, OllamaEndpoint endpoint);
