@@ -272,12 +272,12 @@ void Server::create_message(const httplib::Request& req, httplib::Response& res)
     try {
         const nlohmann::ordered_json body = parse_body(req.body);
         const ModelLease lease = model_for(body);
-        LoadedModel& e = *lease;
+        const ChatModel& e = lease->chat_model();
         const nlohmann::ordered_json chat = translate_messages_request(body);
         try {
             CompletionRequest request = parse_request(Endpoint::ChatCompletions, chat, request_limits(e));
             const RunningRequest running = start(lease, request, "toolu_");
-            auto writer = std::make_shared<MessageWriter>(random_id("msg_", 24), e.name, running.prompt_tokens,
+            auto writer = std::make_shared<MessageWriter>(random_id("msg_", 24), lease->name, running.prompt_tokens,
                                                           request.generation.stop, e.format.tokenizer());
             if (answered_whole(res, running, request.stream, writer)) send_json(res, 200, writer->message());
         } catch (const ApiError& error) {
@@ -293,7 +293,7 @@ void Server::count_message_tokens(const httplib::Request& req, httplib::Response
     try {
         const nlohmann::ordered_json body = parse_body(req.body);
         const ModelLease lease = model_for(body);
-        const LoadedModel& e = *lease;
+        const ChatModel& e = lease->chat_model();
         const nlohmann::ordered_json chat = translate_messages_request(body, true);
         try {
             const CompletionRequest request = parse_request(Endpoint::ChatCompletions, chat, request_limits(e));

@@ -29,6 +29,11 @@ void check_length(const EmbeddingInput& input, const llm::EmbeddingModel& model)
     }
 }
 
+// Ollama keeps an input's first tokens when it is longer than the model's context.
+void cut_to_context(EmbeddingInput& input, const llm::EmbeddingModel& model) {
+    if (static_cast<std::int64_t>(input.tokens.size()) > model.n_ctx()) input.tokens.resize(static_cast<std::size_t>(model.n_ctx()));
+}
+
 EmbeddingInput text_input(const ordered_json& value, const std::string& field, const llm::EmbeddingModel& model) {
     return {model.tokenizer().encode(value.get<std::string>(), /*add_special=*/true, /*parse_special=*/true), field};
 }
@@ -175,13 +180,23 @@ OllamaEmbedRequest parse_ollama_embed_request(const ordered_json& body, const ll
     r.inputs = parse_inputs(body, "input", false, model);
     const bool truncate = optional_bool(body, "truncate", true);
     for (EmbeddingInput& input : r.inputs) {
-        if (truncate && static_cast<std::int64_t>(input.tokens.size()) > model.n_ctx()) {
-            input.tokens.resize(static_cast<std::size_t>(model.n_ctx()));
-        }
+        if (truncate) cut_to_context(input, model);
         check_length(input, model);
     }
     r.dimensions = parse_dimensions(body, model);
     return r;
+}
+
+std::optional<EmbeddingInput> parse_ollama_embeddings_request(const ordered_json& body, const llm::EmbeddingModel& model) {
+    require_vectors(model);
+    const auto prompt = body.find("prompt");
+    if (prompt == body.end() || prompt->is_null()) return std::nullopt;
+    if (!prompt->is_string()) throw invalid_request("'prompt' must be a string: the text to embed", "prompt");
+    if (prompt->get<std::string>().empty()) return std::nullopt;
+    EmbeddingInput input = text_input(*prompt, "prompt", model);
+    cut_to_context(input, model);
+    check_length(input, model);
+    return input;
 }
 
 std::vector<float> client_vector(std::vector<float> pooled, std::optional<std::int64_t> dimensions) {

@@ -3,6 +3,7 @@
 //       encoding_format float | base64; dimensions (the first n values, normalised again).
 //   /v1/rerank (llama-server, Jina, Cohere): query, documents, top_n, return_documents.
 //   /api/embed (Ollama): input as a string or strings, truncate.
+//   /api/embeddings (Ollama's older route): one string, prompt.
 // Each text becomes its tokens here, so every check (empty, too long, an id out of range)
 // names the field: "input[2]", "documents[0]". Errors are ApiError 400s.
 #pragma once
@@ -47,6 +48,11 @@ EmbeddingRequest parse_embedding_request(const nlohmann::ordered_json& body, con
 RerankRequest parse_rerank_request(const nlohmann::ordered_json& body, const llm::EmbeddingModel& model);
 // truncate (default true, as Ollama): an input longer than the context keeps its first tokens.
 OllamaEmbedRequest parse_ollama_embed_request(const nlohmann::ordered_json& body, const llm::EmbeddingModel& model);
+
+// /api/embeddings: the prompt's tokens, cut to the model's context as Ollama cuts them; none
+// for an empty or absent prompt, which Ollama answers with an empty vector (the request only
+// loads the model).
+std::optional<EmbeddingInput> parse_ollama_embeddings_request(const nlohmann::ordered_json& body, const llm::EmbeddingModel& model);
 
 // An embedding as a client asked for it: the first `dimensions` values, L2-normalised.
 std::vector<float> client_vector(std::vector<float> pooled, std::optional<std::int64_t> dimensions);

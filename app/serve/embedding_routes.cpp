@@ -2,6 +2,7 @@
 //   POST /v1/embeddings, /embeddings          OpenAI's embeddings
 //   POST /v1/rerank, /rerank, /v1/reranking, /reranking   llama-server's (Jina's, Cohere's) rerank
 //   POST /api/embed                           Ollama's embed
+//   POST /api/embeddings                      Ollama's older embeddings: one prompt, the raw vector
 // They run the loaded model's text encoder (llm::EmbeddingModel) on the HTTP thread, one
 // request at a time (LoadedModel::embedding_mutex: the encoder's buffers are its own). The
 // scheduler's thread runs generation on the same thread pool meanwhile; the pool takes one
@@ -48,14 +49,12 @@ void Server::add_embedding_routes() {
         http.Post(path, [this](const httplib::Request& req, httplib::Response& res) { rerank(req, res); });
     }
     http.Post("/api/embed", [this](const httplib::Request& req, httplib::Response& res) { ollama_embed(req, res); });
+    http.Post("/api/embeddings", [this](const httplib::Request& req, httplib::Response& res) { ollama_embeddings(req, res); });
 }
 
 std::vector<std::vector<float>> Server::run_encoder(LoadedModel& e, const std::vector<std::vector<std::int32_t>>& inputs) {
     std::lock_guard lock(e.embedding_mutex);
-    std::vector<std::vector<float>> out;
-    out.reserve(inputs.size());
-    for (const auto& tokens : inputs) out.push_back(e.embedder->embed(tokens));
-    return out;
+    return e.embedder->embed_batch(inputs);  // a bert model runs them in passes of many inputs
 }
 
 void Server::embeddings(const httplib::Request& req, httplib::Response& res) {
@@ -121,6 +120,22 @@ void Server::ollama_embed(const httplib::Request& req, httplib::Response& res) {
         for (std::vector<float>& v : run_encoder(e, tokens)) embeddings.push_back(client_vector(std::move(v), request.dimensions));
         send_json(res, 200, {{"model", e.name}, {"embeddings", std::move(embeddings)}, {"total_duration", nanoseconds_since(start)},
                              {"load_duration", 0}, {"prompt_eval_count", count_tokens(request.inputs)}});
+    } catch (const ApiError& error) {
+        send_error(res, error, req.path);
+    }
+}
+
+// Ollama's older route, which its clients still call (ollama.embeddings): one text, and the
+// model's vector as it pools it, not normalised (Ollama normalises only /api/embed's).
+void Server::ollama_embeddings(const httplib::Request& req, httplib::Response& res) {
+    try {
+        const nlohmann::ordered_json body = parse_body(req.body);
+        const ModelLease lease = ollama_model(ollama_model_name(body));
+        LoadedModel& e = *lease;
+        const std::optional<EmbeddingInput> input = parse_ollama_embeddings_request(body, *e.embedder);
+        std::vector<float> embedding;
+        if (input) embedding = std::move(run_encoder(e, {input->tokens}).front());
+        send_json(res, 200, {{"embedding", std::move(embedding)}});
     } catch (const ApiError& error) {
         send_error(res, error, req.path);
     }

@@ -222,7 +222,7 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
         const nlohmann::ordered_json body = parse_body(req.body);
         OllamaMeta meta{endpoint, ollama_model_name(body)};
         const ModelLease lease = ollama_model(meta.model);
-        LoadedModel& e = *lease;
+        ChatModel& e = lease->chat_model("/api/embed");
         const RequestLimits limits{e.format.tokenizer().n_vocab(), options_.n_predict, e.tool_format, &grammars_};
         OllamaRequest request = parse_ollama_request(endpoint, body, limits);
         if (request.load_only) return send_ollama(res, 200, ollama_loaded(meta));
@@ -268,7 +268,7 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
 
 namespace {
 
-OllamaModelFacts facts_of(const LoadedModel& e) { return {with_tag(e.name), e.path, e.n_ctx}; }
+OllamaModelFacts facts_of(const LoadedModel& e) { return {with_tag(e.name), e.path, e.n_ctx()}; }
 
 }  // namespace
 
@@ -281,11 +281,11 @@ void Server::ollama_list(const httplib::Request& req, httplib::Response& res, bo
         for (const auto& status : registry_.statuses()) {
             if (running && !status.model) continue;
             if (status.model) {
-                json entry = ollama_model_entry(facts_of(*status.model), status.model->model.file());
+                json entry = ollama_model_entry(facts_of(*status.model), status.model->file());
                 if (running) {
                     entry["expires_at"] = "9999-12-31T23:59:59Z";
                     entry["size_vram"] = 0;
-                    entry["context_length"] = status.model->n_ctx;
+                    entry["context_length"] = status.model->n_ctx();
                 }
                 models.push_back(std::move(entry));
             } else {
@@ -314,10 +314,12 @@ void Server::ollama_describe(const httplib::Request& req, httplib::Response& res
             if (!it->is_boolean()) throw invalid_request("'verbose' must be a boolean", "verbose");
             verbose = it->get<bool>();
         }
-        const std::string& chat_template = e.format.chat_template();
-        std::vector<std::string> capabilities = {"completion", "tools"};
+        // Ollama's capabilities: an embedding model only embeds.
+        const std::string chat_template = e.is_chat() ? e.chat->format.chat_template() : std::string();
+        std::vector<std::string> capabilities = {"embedding"};
+        if (e.is_chat()) capabilities = {"completion", "tools"};
         if (template_thinks(chat_template)) capabilities.emplace_back("thinking");
-        send_ollama(res, 200, ollama_show(facts_of(e), e.model.file(), chat_template, capabilities, verbose));
+        send_ollama(res, 200, ollama_show(facts_of(e), e.file(), chat_template, capabilities, verbose));
     } catch (const ApiError& error) {
         send_error(res, error, req.path);
     }

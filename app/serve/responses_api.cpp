@@ -396,12 +396,12 @@ void Server::create_response(const httplib::Request& req, httplib::Response& res
     try {
         const nlohmann::ordered_json body = parse_body(req.body);
         const ModelLease lease = model_for(body);
-        LoadedModel& e = *lease;
+        const ChatModel& e = lease->chat_model();
         ResponsesRequest translated = translate_responses_request(body, *responses_);
         try {
             CompletionRequest request = parse_request(Endpoint::ChatCompletions, translated.chat_body, request_limits(e));
             const RunningRequest running = start(lease, request, "call_");
-            ResponseIdentity identity{random_id("resp_", 24), now_seconds(), e.name};
+            ResponseIdentity identity{random_id("resp_", 24), now_seconds(), lease->name};
             ResponseDone on_done;
             if (translated.store) {
                 on_done = [store = responses_.get(), id = identity.id, conversation = translated.conversation](

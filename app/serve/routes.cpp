@@ -167,8 +167,9 @@ std::string_view state_name(ModelState state) {
 json model_entry(const ModelRegistry<LoadedModel>::Status& status, std::int64_t created) {
     json model = {{"id", status.source.id}, {"object", "model"}, {"created", created}, {"owned_by", "forge"}};
     if (status.model) {
-        const auto& hparams = status.model->model.hparams();
-        model["meta"] = {{"n_ctx", status.model->n_ctx}, {"n_vocab", hparams.n_vocab}, {"architecture", hparams.arch_name}};
+        const LoadedModel& loaded = *status.model;
+        model["meta"] = {{"n_ctx", loaded.n_ctx()}, {"n_vocab", loaded.tokenizer().n_vocab()}, {"architecture", loaded.architecture}};
+        if (!loaded.is_chat()) model["meta"]["n_embd"] = loaded.embedder->n_embd();
     }
     model["status"] = {{"value", state_name(status.state)}};
     if (!status.failure.empty()) model["status"]["failed"] = true;
@@ -198,9 +199,10 @@ void Server::metrics(httplib::Response& res) const {
     }
     Load load;  // summed over the models loaded
     for (const auto& loaded : registry_.loaded()) {
+        if (!loaded->is_chat()) continue;  // an embedding model's requests run on their HTTP thread
         load.slots += options_.parallel;
-        load.running += loaded->scheduler.running();
-        load.queued += loaded->scheduler.queued();
+        load.running += loaded->chat->scheduler.running();
+        load.queued += loaded->chat->scheduler.queued();
     }
     res.set_content(metrics_.prometheus(load), "text/plain; version=0.0.4");
 }
@@ -208,7 +210,7 @@ void Server::metrics(httplib::Response& res) const {
 // The prompt's tokens: the conversation through the chat template, or the completion prompt
 // as `forge chat --raw` tokenizes it (BOS where the file asks), or the ids as given. Text too
 // long to fit a slot whatever its tokens is refused before it is tokenized (prompt_budget.h).
-std::vector<std::int32_t> Server::prompt_tokens(const LoadedModel& e, const CompletionRequest& request) const {
+std::vector<std::int32_t> Server::prompt_tokens(const ChatModel& e, const CompletionRequest& request) const {
     if (request.endpoint == Endpoint::Completions && request.prompt_is_tokens) return request.prompt_tokens;
     std::string rendered;
     std::string_view text = request.prompt_text;
@@ -240,10 +242,10 @@ void Server::complete(const httplib::Request& req, httplib::Response& res, Endpo
     try {
         const nlohmann::ordered_json body = parse_body(req.body);
         const ModelLease lease = model_for(body);
-        LoadedModel& e = *lease;
+        const ChatModel& e = lease->chat_model();
         CompletionRequest request = parse_request(endpoint, body, request_limits(e));
         const RunningRequest running = start(lease, request, "call_");
-        ResponseMeta meta = new_response_meta(endpoint, e.name);
+        ResponseMeta meta = new_response_meta(endpoint, lease->name);
         if (request.stream)
             return stream_events(res, running, make_chunk_writer(std::move(meta), request.include_usage, request.logprobs, e.format.tokenizer()));
         const std::optional<llm::RequestResult> result = wait_for_result(running);

@@ -9,12 +9,12 @@
 
 namespace forge::app::serve {
 
-RequestLimits Server::request_limits(const LoadedModel& model) {
-    return RequestLimits{model.format.tokenizer().n_vocab(), options_.n_predict, model.tool_format, &grammars_};
+RequestLimits Server::request_limits(const ChatModel& chat) {
+    return RequestLimits{chat.format.tokenizer().n_vocab(), options_.n_predict, chat.tool_format, &grammars_};
 }
 
 RunningRequest Server::start(const ModelLease& lease, CompletionRequest& request, std::string_view call_id_prefix) {
-    LoadedModel& model = *lease;
+    ChatModel& model = lease->chat_model();
     if (request.grammar)
         request.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(request.grammar, model.vocabulary);
     RunningRequest running;

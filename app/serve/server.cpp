@@ -1,13 +1,9 @@
 #include "app/serve/server.h"
 
-#include "app/context_size.h"
 #include "app/serve/api_error.h"
 #include "app/serve/http_server.h"
-#include "app/serve/prompt_budget.h"
 #include "app/serve/responses_api.h"
 #include "app/signal_flag.h"
-#include "core/infer/kv_cache.h"
-#include "models/llm/llama_embedding_model.h"
 
 #include <httplib.h>
 #include <malloc.h>
@@ -33,15 +29,6 @@ std::string_view wait_for_stop(SignalFlag& interrupt, SignalFlag& terminate, con
         if (listener_ended.load()) return "listener ended";
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-}
-
-llm::SchedulerOptions scheduler_options(const ServeOptions& o, std::int64_t n_ctx) {
-    llm::SchedulerOptions s;
-    s.n_slots = o.parallel;
-    s.n_ctx = n_ctx;
-    s.max_queue = o.queue;
-    s.kv_type = llm::kv_type_from_name(o.kv_type);
-    return s;
 }
 
 // One HTTP thread per connection that can be busy at once: by default every slot, every queued
@@ -72,32 +59,7 @@ ResidencyLimits residency_limits(const ServeOptions& o) {
     return {static_cast<std::size_t>(o.models_max), static_cast<std::uint64_t>(o.models_memory_mib) << 20};
 }
 
-// -c (or its default) for this model: capped at the length it was trained on (issue 29:
-// clients cannot see a warning that answers past it are garbage).
-std::int64_t slot_context(const ServeOptions& o, const llm::Model& model) {
-    return context_size(o.ctx_size_given ? std::optional(o.ctx_size) : std::nullopt, model.hparams().n_ctx_train, o.ctx_size,
-                        "-c", PastTrainedLength::Cap);
-}
-
 }  // namespace
-
-LoadedModel::LoadedModel(const ModelSource& source, const ServeOptions& options)
-    : name(source.id),
-      path(source.path),
-      model(llm::Model::load(source.path)),
-      n_ctx(slot_context(options, model)),
-      format(model),
-      scheduler(model, format.tokenizer(), scheduler_options(options, n_ctx)),
-      vocabulary(std::make_shared<const llm::grammar::VocabularyIndex>(format.tokenizer())),
-      tool_format(llm::tool_calls::detect_tool_format(format.chat_template())),
-      longest_token(longest_token_bytes(format.tokenizer())) {
-    llm::EmbeddingOptions encoder;
-    if (!options.pooling.empty()) encoder.pooling = llm::pooling_from_name(options.pooling);
-    encoder.n_ctx = n_ctx;
-    // The encoder shares this load of the model (a non-owning pointer: it is destroyed first).
-    embedder = std::make_unique<llm::LlamaEmbeddingModel>(std::shared_ptr<const llm::Model>(std::shared_ptr<const llm::Model>(), &model),
-                                                          encoder);
-}
 
 Server::Server(ServeOptions options)
     : options_(std::move(options)),
@@ -113,10 +75,16 @@ Server::~Server() = default;
 ModelLease Server::load(const ModelSource& source) const {
     const auto start = Clock::now();
     auto loaded = std::make_shared<LoadedModel>(source, options_);
-    loaded->scheduler.start();
-    spdlog::info("model loaded in {:.2f} s: {} ({}, {} layers, {} slots of {} tokens)",
-                 std::chrono::duration<double>(Clock::now() - start).count(), source.id, loaded->model.hparams().arch_name,
-                 loaded->model.hparams().n_layer, options_.parallel, loaded->n_ctx);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!loaded->is_chat()) {
+        spdlog::info("model loaded in {:.2f} s: {} ({}, an embedding model: {} values per vector, inputs of up to {} tokens)", seconds,
+                     source.id, loaded->architecture, loaded->embedder->n_embd(), loaded->n_ctx());
+        return loaded;
+    }
+    ChatModel& chat = *loaded->chat;
+    chat.scheduler.start();
+    spdlog::info("model loaded in {:.2f} s: {} ({}, {} layers, {} slots of {} tokens)", seconds, source.id, loaded->architecture,
+                 chat.model.hparams().n_layer, options_.parallel, chat.n_ctx);
     return loaded;
 }
 
@@ -140,11 +108,11 @@ ModelLease Server::model_for(const nlohmann::ordered_json& body) {
     return model_for(field->get<std::string>());
 }
 
-std::shared_ptr<llm::RequestHandle> Server::submit(LoadedModel& e, llm::Request request) {
+std::shared_ptr<llm::RequestHandle> Server::submit(ChatModel& chat, llm::Request request) {
     std::lock_guard lock(submit_mutex_);
     if (stopping_) throw unavailable("The server is shutting down");
     try {
-        return e.scheduler.submit(std::move(request));
+        return chat.scheduler.submit(std::move(request));
     } catch (const llm::QueueFull& e) {
         ApiError error(503, fmt::format("The server is busy: {}", e.what()), "unavailable_error", {}, "queue_full");
         throw error;
@@ -194,7 +162,9 @@ void Server::shutdown() {
         std::lock_guard lock(submit_mutex_);
         stopping_ = true;
     }
-    for (const auto& loaded : registry_.close()) loaded->scheduler.stop();
+    for (const auto& loaded : registry_.close()) {
+        if (loaded->is_chat()) loaded->chat->scheduler.stop();
+    }
     http_->stop();
 }
 

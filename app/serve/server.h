@@ -10,6 +10,8 @@
 // `model` (a body field, or ?model= on a GET), a lease that keeps the model loaded until it
 // is dropped. A streamed response keeps its lease until the stream ends. With one model the
 // name is not checked (as llama-server does); with many, an unknown one is 404 model_not_found.
+// A model is a chat model or an embedding-only one (a bert file, loaded_model.h): the routes
+// that generate text take the lease's chat_model(), a 400 naming the model for the latter.
 //
 // Life of a request (app/serve/routes.cpp): check the key, parse and check the body
 // (openai_request.h), make the prompt's tokens and check they fit a slot, submit to the
@@ -19,16 +21,12 @@
 
 #include "app/serve/cors.h"
 #include "app/serve/grammar_cache.h"
+#include "app/serve/loaded_model.h"
 #include "app/serve/metrics.h"
 #include "app/serve/model_registry.h"
 #include "app/serve/options.h"
 #include "app/serve/openai_request.h"
 #include "app/serve/stream_writer.h"
-#include "models/llm/sequence_generator.h"
-#include "models/llm/grammar/vocabulary_index.h"
-#include "models/llm/tool_calls/tool_format.h"
-#include "models/llm/embedding_model.h"
-#include "models/llm/model.h"
 #include "models/llm/scheduler.h"
 
 #include <atomic>
@@ -48,27 +46,6 @@ class HttpServer;
 enum class OllamaEndpoint;
 struct OllamaModelFacts;
 class ResponseStore;
-
-// What exists once a model is loaded: the model, its prompt format and scheduler, and what
-// structured output and tool calls need from it. Made by the registry on a model's first use.
-struct LoadedModel {
-    LoadedModel(const ModelSource& source, const ServeOptions& options);
-    std::string name;  // its id in the API
-    std::string path;
-    llm::Model model;
-    std::int64_t n_ctx;  // positions per slot: -c (or its default), capped at the trained length
-    llm::PromptFormat format;
-    llm::Scheduler scheduler;
-    // Structured output: the vocabulary as the grammar engine walks it (built once, shared by
-    // every constrained request), and how this model writes tool calls (from its template).
-    std::shared_ptr<const llm::grammar::VocabularyIndex> vocabulary;
-    llm::tool_calls::ToolFormat tool_format;
-    std::size_t longest_token;  // bytes of the longest vocabulary entry (prompt_budget.h)
-    // The same model as a text encoder, for the embedding and rerank routes
-    // (embedding_routes.cpp); its pooling is the file's, or --pooling. One request at a time.
-    std::unique_ptr<llm::EmbeddingModel> embedder;
-    std::mutex embedding_mutex;
-};
 
 // A request's hold on its model: the model stays loaded while a lease exists.
 using ModelLease = std::shared_ptr<LoadedModel>;
@@ -102,6 +79,7 @@ private:
     void embeddings(const httplib::Request& req, httplib::Response& res);
     void rerank(const httplib::Request& req, httplib::Response& res);
     void ollama_embed(const httplib::Request& req, httplib::Response& res);
+    void ollama_embeddings(const httplib::Request& req, httplib::Response& res);
     std::vector<std::vector<float>> run_encoder(LoadedModel& e, const std::vector<std::vector<std::int32_t>>& inputs);
     bool authorized(const httplib::Request& req) const;
     // Before a body is read: only /health for a connection over the limit, the key, the body's
@@ -114,7 +92,7 @@ private:
     ModelLease model_for(const std::string& requested);
     ModelLease model_for(const nlohmann::ordered_json& body);  // its "model" field (400 if not a string)
     ModelLease load(const ModelSource& source) const;  // the registry's loader
-    std::vector<std::int32_t> prompt_tokens(const LoadedModel& e, const CompletionRequest& request) const;
+    std::vector<std::int32_t> prompt_tokens(const ChatModel& e, const CompletionRequest& request) const;
     // Ollama's API (app/serve/ollama_api.cpp).
     void add_ollama_routes();
     void ollama_answer(const httplib::Request& req, httplib::Response& res, OllamaEndpoint endpoint);
@@ -122,14 +100,15 @@ private:
     void ollama_describe(const httplib::Request& req, httplib::Response& res);
     ModelLease ollama_model(const std::string& name);  // throws ApiError 404 for a name not served, as Ollama does
     llm::RequestResult wait_for_answer(llm::RequestHandle& handle) const;
-    std::shared_ptr<llm::RequestHandle> submit(LoadedModel& e, llm::Request request);
+    std::shared_ptr<llm::RequestHandle> submit(ChatModel& chat, llm::Request request);
 
     // What every API's handler shares once its body is a CompletionRequest (run_request.cpp):
     // the parse's limits; the grammar, tool-call parser, prompt checks and submit; the whole
     // answer, its metrics and errors (nullopt: the client left); or the answer streamed as
     // `events` say.
-    RequestLimits request_limits(const LoadedModel& model);
-    // The request holds `model` (its lease) until it ends, a stream's too.
+    RequestLimits request_limits(const ChatModel& chat);
+    // The request holds `model` (its lease) until it ends, a stream's too. Throws ApiError 400
+    // for an embedding-only model.
     RunningRequest start(const ModelLease& model, CompletionRequest& request, std::string_view call_id_prefix);
     std::optional<llm::RequestResult> wait_for_result(const RunningRequest& running);
     void stream_events(httplib::Response& res, const RunningRequest& running, std::shared_ptr<StreamEvents> events);

@@ -4,7 +4,9 @@
 //   POST /apply-template  {messages, tools?...} -> {prompt}: the chat template's text, unrun
 //   GET  /props           the server's and the model's settings (read-only: POST is 501)
 //   GET  /slots           each slot of the model's scheduler: busy or not, tokens so far
-// Each names its model as every route does: `model` in the body, ?model= on a GET.
+// Each names its model as every route does: `model` in the body, ?model= on a GET. On an
+// embedding-only model (loaded_model.h) /tokenize and /detokenize use its tokenizer, /props
+// shows no slots and no template, /slots is [], and /apply-template is 400.
 #include "app/serve/api_error.h"
 #include "app/serve/http_server.h"
 #include "app/serve/json_reply.h"
@@ -110,7 +112,7 @@ void Server::tokenize(const httplib::Request& req, httplib::Response& res) {
     const nlohmann::ordered_json body = object_body(req.body);
     const auto& content = required(body, "content", &nlohmann::ordered_json::is_string, "the text to tokenize");
     const ModelLease lease = model_for(body);
-    const llm::Tokenizer& tokenizer = lease->format.tokenizer();
+    const llm::Tokenizer& tokenizer = lease->tokenizer();
     const std::vector<std::int32_t> ids =
         tokenizer.encode(content.get<std::string>(), flag(body, "add_special", false), flag(body, "parse_special", true));
     json tokens = json::array();
@@ -126,7 +128,7 @@ void Server::detokenize(const httplib::Request& req, httplib::Response& res) {
     const nlohmann::ordered_json body = object_body(req.body);
     const auto& tokens = required(body, "tokens", &nlohmann::ordered_json::is_array, "an array of token ids");
     const ModelLease lease = model_for(body);
-    const llm::Tokenizer& tokenizer = lease->format.tokenizer();
+    const llm::Tokenizer& tokenizer = lease->tokenizer();
     std::vector<std::int32_t> ids;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         const auto& id = tokens[i];
@@ -143,10 +145,10 @@ void Server::detokenize(const httplib::Request& req, httplib::Response& res) {
 void Server::apply_template(const httplib::Request& req, httplib::Response& res) {
     const nlohmann::ordered_json body = object_body(req.body);
     const ModelLease lease = model_for(body);
-    const RequestLimits limits{lease->format.tokenizer().n_vocab(), options_.n_predict, lease->tool_format, &grammars_};
-    const CompletionRequest request = parse_request(Endpoint::ChatCompletions, body, limits);
+    const ChatModel& chat = lease->chat_model();
+    const CompletionRequest request = parse_request(Endpoint::ChatCompletions, body, request_limits(chat));
     try {
-        send_json(res, 200, {{"prompt", lease->format.render(request.messages, request.chat)}});
+        send_json(res, 200, {{"prompt", chat.format.render(request.messages, request.chat)}});
     } catch (const Error& error) {
         throw invalid_request(fmt::format("The chat template cannot render these messages: {}", error.what()), "messages");
     }
@@ -155,13 +157,14 @@ void Server::apply_template(const httplib::Request& req, httplib::Response& res)
 void Server::props(const httplib::Request& req, httplib::Response& res) {
     const ModelLease lease = model_for(req.get_param_value("model"));
     const json params = default_params(options_);
-    json settings = slot_json(0, lease->n_ctx, llm::SlotState{}, params);
+    json settings = slot_json(0, lease->n_ctx(), llm::SlotState{}, params);
+    // An embedding model has no slots (its requests run on their HTTP thread) and no template.
     send_json(res, 200,
               {{"default_generation_settings", settings},
-               {"total_slots", options_.parallel},
+               {"total_slots", lease->is_chat() ? options_.parallel : 0},
                {"model_alias", lease->name},
                {"model_path", lease->path},
-               {"chat_template", lease->format.chat_template()},
+               {"chat_template", lease->is_chat() ? lease->chat->format.chat_template() : std::string()},
                {"modalities", {{"vision", false}, {"audio", false}}},
                {"build_info", options_.build_info},
                {"is_sleeping", false}});
@@ -169,14 +172,14 @@ void Server::props(const httplib::Request& req, httplib::Response& res) {
 
 void Server::slots(const httplib::Request& req, httplib::Response& res) {
     const ModelLease lease = model_for(req.get_param_value("model"));
-    const std::vector<llm::SlotState> states = lease->scheduler.slot_states();
+    const std::vector<llm::SlotState> states = lease->is_chat() ? lease->chat->scheduler.slot_states() : std::vector<llm::SlotState>{};
     const bool any_free = std::ranges::any_of(states, [](const llm::SlotState& s) { return !s.processing; });
-    if (req.get_param_value("fail_on_no_slot") == "1" && !any_free) {
+    if (req.get_param_value("fail_on_no_slot") == "1" && lease->is_chat() && !any_free) {
         throw ApiError(503, "No slot is free", "unavailable_error", {}, "no_slot_available");
     }
     const json params = default_params(options_);
     json out = json::array();
-    for (std::size_t i = 0; i < states.size(); ++i) out.push_back(slot_json(static_cast<std::int64_t>(i), lease->n_ctx, states[i], params));
+    for (std::size_t i = 0; i < states.size(); ++i) out.push_back(slot_json(static_cast<std::int64_t>(i), lease->n_ctx(), states[i], params));
     send_json(res, 200, out);
 }
 

@@ -38,6 +38,44 @@ public:
     }
 
     std::vector<float> embed(std::span<const std::int32_t> tokens) override {
+        check_input(tokens);
+        const std::vector<float> hidden = encoder_.forward(tokens);
+        return pool(hidden, static_cast<std::int64_t>(tokens.size()));
+    }
+
+    // The inputs in passes of up to kPassTokens tokens (at least one input each): one pass
+    // reads the weights once for all its inputs. Each vector is embed()'s, bit for bit
+    // (Encoder::forward over several inputs).
+    std::vector<std::vector<float>> embed_batch(std::span<const std::vector<std::int32_t>> inputs) override {
+        for (const auto& tokens : inputs) check_input(tokens);
+        std::vector<std::vector<float>> out;
+        out.reserve(inputs.size());
+        for (std::size_t first = 0; first < inputs.size();) {
+            std::vector<std::int32_t> tokens;
+            std::vector<std::int64_t> lengths;
+            std::size_t end = first;
+            while (end < inputs.size() && (end == first || tokens.size() + inputs[end].size() <= kPassTokens)) {
+                tokens.insert(tokens.end(), inputs[end].begin(), inputs[end].end());
+                lengths.push_back(static_cast<std::int64_t>(inputs[end].size()));
+                ++end;
+            }
+            const std::vector<float> hidden = encoder_.forward(tokens, lengths);
+            std::size_t row = 0;
+            for (const std::int64_t length : lengths) {
+                const auto e = sz(hparams_.n_embd);
+                out.push_back(pool(std::span(hidden).subspan(row * e, sz(length) * e), length));
+                row += sz(length);
+            }
+            first = end;
+        }
+        return out;
+    }
+
+private:
+    // Bounds one pass's activations (a few MiB for a bge-small shape; n_ff floats a token).
+    static constexpr std::size_t kPassTokens = 2048;
+
+    void check_input(std::span<const std::int32_t> tokens) const {
         check(!tokens.empty(), "embed: no tokens");
         check(static_cast<std::int64_t>(tokens.size()) <= hparams_.n_ctx, "embed: {} tokens, more than the model's "
               "context of {}", tokens.size(), hparams_.n_ctx);
@@ -45,31 +83,27 @@ public:
             check(id >= 0 && id < hparams_.n_vocab, "embed: token id {} is out of range (vocabulary has {} tokens)", id,
                   hparams_.n_vocab);
         }
-        std::vector<float> hidden = encoder_.forward(tokens);
-        return pool(hidden, static_cast<std::int64_t>(tokens.size()));
     }
 
-private:
-    // llama.cpp's build_pooling: the mean of every token's vector, the first ([CLS]) token's,
-    // or that one through the classifier head.
-    std::vector<float> pool(std::vector<float>& hidden, std::int64_t n) const {
+    // llama.cpp's build_pooling over one input's rows `hidden` [n, n_embd]: the mean of every
+    // token's vector, the first ([CLS]) token's, or that one through the classifier head.
+    std::vector<float> pool(std::span<const float> hidden, std::int64_t n) const {
         const auto e = sz(hparams_.n_embd);
         switch (hparams_.pooling) {
-            case llm::Pooling::None: return hidden;
+            case llm::Pooling::None: return {hidden.begin(), hidden.end()};
             case llm::Pooling::Mean: {
                 std::vector<float> mean(e, 0.0f);
-                for (std::int64_t i = 0; i < n; ++i) infer::add_rows(mean, std::span(hidden).subspan(sz(i) * e, e));
+                for (std::int64_t i = 0; i < n; ++i) infer::add_rows(mean, hidden.subspan(sz(i) * e, e));
                 const float inverse = 1.0f / static_cast<float>(n);
                 infer::multiply_rows(mean, std::span(&inverse, 1), mean);
                 return mean;
             }
             case llm::Pooling::Cls:
             case llm::Pooling::Last:  // refused by read_hparams
-                hidden.resize(e);
-                return hidden;
-            case llm::Pooling::Rank: return rank_score(std::span(hidden).first(e));
+                return {hidden.begin(), hidden.begin() + static_cast<std::ptrdiff_t>(e)};
+            case llm::Pooling::Rank: return rank_score(hidden.first(e));
         }
-        return hidden;
+        return {hidden.begin(), hidden.end()};
     }
 
     // score = cls.output · tanh(cls · h_cls + b) + b_out (the head of a cross-encoder).

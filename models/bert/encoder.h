@@ -28,10 +28,18 @@ public:
     // caller's to check.
     std::vector<float> forward(std::span<const std::int32_t> tokens) const;
 
+    // Several inputs in one pass: `tokens` is their ids one after the other, `lengths` how many
+    // each has. Every matrix multiplies the rows of all of them at once (the weights are read
+    // once per pass, not once per input); each input attends only to itself and counts its
+    // positions from 0. Returns the rows in the same order, [tokens.size(), n_embd]: each
+    // input's rows are those forward() gives it alone, bit for bit (every op but attention
+    // works row by row, and the GEMM's sum over a row does not depend on the other rows).
+    std::vector<float> forward(std::span<const std::int32_t> tokens, std::span<const std::int64_t> lengths) const;
+
 private:
-    void embed(std::span<const std::int32_t> tokens, std::span<float> x) const;
-    void attention_block(const BlockWeights& b, std::int64_t n, std::span<float> x, std::span<const float> cos,
-                         std::span<const float> sin, infer::ActivationScratch& scratch) const;
+    void embed(std::span<const std::int32_t> tokens, std::span<const std::int64_t> lengths, std::span<float> x) const;
+    void attention_block(const BlockWeights& b, std::span<const std::int64_t> lengths, std::span<float> x,
+                         std::span<const float> cos, std::span<const float> sin, infer::ActivationScratch& scratch) const;
     void feed_forward_block(const BlockWeights& b, std::int64_t n, std::span<float> x,
                             infer::ActivationScratch& scratch) const;
 

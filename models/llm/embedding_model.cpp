@@ -38,6 +38,13 @@ std::string_view pooling_name(Pooling pooling) {
     return "unknown";
 }
 
+std::vector<std::vector<float>> EmbeddingModel::embed_batch(std::span<const std::vector<std::int32_t>> inputs) {
+    std::vector<std::vector<float>> out;
+    out.reserve(inputs.size());
+    for (const auto& tokens : inputs) out.push_back(embed(tokens));
+    return out;
+}
+
 std::vector<std::int32_t> EmbeddingModel::rerank_tokens(std::string_view query, std::string_view document) const {
     const Tokenizer& t = tokenizer();
     const bool bos = t.vocab().add_bos() && t.bos_id() >= 0, eos = t.vocab().add_eos() && t.eos_id() >= 0;

@@ -42,6 +42,10 @@ public:
     // Throws forge::Error for no tokens, more than n_ctx() or an id out of range.
     virtual std::vector<float> embed(std::span<const std::int32_t> tokens) = 0;
 
+    // Several inputs' vectors, each exactly as embed() gives it. By default one input at a
+    // time; a model that runs several in one pass (the bert family) does so here.
+    virtual std::vector<std::vector<float>> embed_batch(std::span<const std::vector<std::int32_t>> inputs);
+
     // The tokens of one query-document pair for a Pooling::Rank model, as llama-server makes
     // them: the file's rerank template (tokenizer.chat_template.rerank) with {query} and
     // {document} put in, or else [BOS] query [EOS] document [EOS] as the vocabulary adds them.

@@ -68,6 +68,29 @@ TEST(BertEmbedding, NomicBertMatchesLlamaCpp) { expect_vectors_match("nomic-bert
 TEST(BertEmbedding, F16FileMatchesLlamaCpp) { expect_vectors_match("bert-f16-mean", 1.5e-6); }
 TEST(BertEmbedding, Q8_0FileMatchesLlamaCpp) { expect_vectors_match("nomic-bert-q8_0-mean", 5e-4); }
 
+// Several inputs in one pass (embed_batch, as serve runs a request's inputs) give each input
+// embed()'s vector bit for bit: every op but attention is row by row, and each input attends
+// to itself only. Inputs of different lengths, one repeated, and a batch longer than a pass.
+void expect_batch_equals_one_at_a_time(const std::string& name) {
+    const auto g = golden(name);
+    auto model = load_embedding_model(data_path(name + ".gguf"));
+    std::vector<std::vector<std::int32_t>> inputs;
+    for (const auto& item : g.contains("texts") ? g["texts"] : g["pairs"]) inputs.push_back(item["tokens"].get<std::vector<std::int32_t>>());
+    inputs.push_back(inputs.front());
+    inputs.push_back({inputs.front().front()});  // one token
+    const std::vector<std::int32_t> longest(static_cast<std::size_t>(model->n_ctx()), inputs.front().back());
+    for (int i = 0; i < 20; ++i) inputs.push_back(longest);  // 20 x n_ctx tokens: several passes
+    const std::vector<std::vector<float>> batch = model->embed_batch(inputs);
+    ASSERT_EQ(batch.size(), inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i) EXPECT_EQ(batch[i], model->embed(inputs[i])) << name << ": input " << i;
+}
+
+TEST(BertEmbedding, BatchIsOneAtATimeBitForBit) {
+    for (const char* name : {"bert-mean", "bert-cls", "bert-f16-mean", "nomic-bert-mean", "nomic-bert-q8_0-mean", "bert-rank"}) {
+        expect_batch_equals_one_at_a_time(name);
+    }
+}
+
 TEST(BertEmbedding, ReportsItsShape) {
     const auto model = load_embedding_model(data_path("nomic-bert-mean.gguf"));
     EXPECT_EQ(model->pooling(), llm::Pooling::Mean);
