@@ -30,6 +30,11 @@ WIDE = ["--n-layer", "1", "--n-embd", "256", "--n-head", "4", "--n-head-kv", "2"
 # A Q8_0 KV cache needs heads of whole 32-value blocks: SMALL with two heads of 32.
 HEAD32 = ["--n-layer", "2", "--n-embd", "64", "--n-head", "2", "--n-head-kv", "1", "--n-ff", "128"]
 
+# qwen3moe: SMALL's attention with 8 experts of width 32, 3 chosen per token (the kit writes
+# llama.cpp's expert_count / expert_used_count / expert_feed_forward_length and the 3-D
+# ffn_{gate,up,down}_exps with an f32 router ffn_gate_inp).
+MOE = SMALL + ["--n-expert", "8", "--n-expert-used", "3", "--n-ff-exp", "32"]
+
 # name: (arch, shape, seed, make_gguf dtype, extra args, forge quantize type or None[, rope_scaling.py args])
 # forge quantize runs with --pure except for the names in MIXTURES.
 MODELS = {
@@ -52,6 +57,10 @@ MODELS = {
     "qwen3-yarn": ("qwen3", SMALL, 7, "f32", ["--tie-embeddings"], None, ["--yarn", "4,256", "--attn-factor", "1.1"]),
     # Q8_0 weights and llama.cpp's Q8_0 KV cache (its only golden: see KV_TYPES).
     "qwen3-q8_0-head32": ("qwen3", HEAD32, 10, "q8_0", ["--tie-embeddings"], None),
+    # Mixture of experts: the same model in f32, Q8_0 and Q4_0 (experts quantized, router f32).
+    "qwen3moe-f32": ("qwen3moe", MOE, 11, "f32", [], None),
+    "qwen3moe-q8_0": ("qwen3moe", MOE, 11, "q8_0", [], None),
+    "qwen3moe-q4_0": ("qwen3moe", MOE, 11, "q4_0", [], None),
 }
 
 
