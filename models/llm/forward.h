@@ -13,8 +13,10 @@
 #include "core/infer/kv_cache.h"
 #include "core/infer/linear.h"
 #include "models/llm/model.h"
+#include "models/llm/moe_feed_forward.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -72,6 +74,7 @@ private:
     std::span<float> q_, k_, v_;
     std::span<float> attn_;      // attention output, before the output projection
     std::span<float> gate_, up_;
+    std::optional<MoeFeedForward> moe_;          // qwen3moe: the experts' feed-forward instead
     std::vector<std::int64_t> positions_;        // [max_rows], this batch's positions
     std::vector<float> rope_cos_, rope_sin_;     // [max_rows, n_rot / 2], their angles
     std::vector<std::byte> embed_row_;           // one token_embd row, read from the interleaved head

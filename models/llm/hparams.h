@@ -1,7 +1,8 @@
 // Hyperparameters of the llama family of decoder-only transformers, read from GGUF metadata.
 //
 // llama, qwen2 and qwen3 share one block (pre-norm attention + SwiGLU feed-forward, RMSNorm,
-// RoPE, grouped-query attention); they differ only in the switches below. Metadata keys are
+// RoPE, grouped-query attention); they differ only in the switches below. qwen3moe is qwen3
+// with a mixture-of-experts feed-forward (MoeParams, models/llm/moe_feed_forward.h). Metadata keys are
 // llama.cpp's: "{arch}.embedding_length", "{arch}.attention.head_count", ...
 #pragma once
 
@@ -14,7 +15,7 @@
 
 namespace forge::llm {
 
-enum class Arch { Llama, Qwen2, Qwen3 };
+enum class Arch { Llama, Qwen2, Qwen3, Qwen3Moe };
 
 // RoPE as llama.cpp sets it up from {arch}.rope.* metadata. The per-pair frequency divisors
 // of Llama 3.1-style scaling are a tensor (rope_freqs.weight, see weights.h), not metadata.
@@ -43,6 +44,15 @@ struct RopeParams {
     }
 };
 
+// A mixture-of-experts feed-forward ({arch}.expert_count, expert_used_count,
+// expert_feed_forward_length): each token's router picks expert_used of expert_count SwiGLU
+// experts of width n_ff_exp. n_expert 0: a dense feed-forward.
+struct MoeParams {
+    std::int64_t n_expert = 0;
+    std::int64_t n_expert_used = 0;
+    std::int64_t n_ff_exp = 0;
+};
+
 struct Hparams {
     Arch arch = Arch::Llama;
     std::string arch_name;
@@ -58,6 +68,9 @@ struct Hparams {
     RopeParams rope;
     bool qkv_bias = false;         // qwen2: q, k and v projections carry biases
     bool qk_norm = false;          // qwen3: per-head RMSNorm of q and k before RoPE
+    MoeParams moe;                 // qwen3moe: the experts that replace the dense feed-forward
+
+    bool has_experts() const { return moe.n_expert > 0; }
 
     std::int64_t q_width() const { return n_head * head_dim; }
     std::int64_t kv_width() const { return n_head_kv * head_dim; }

@@ -9,7 +9,16 @@ namespace forge::llm {
 
 namespace {
 
+using infer::load_expert_linears;
 using infer::load_linear;
+
+void load_experts(const gguf::TensorLoader& load, const Hparams& h, const std::string& p, BlockWeights& b) {
+    const MoeParams& moe = h.moe;
+    b.ffn_gate_inp = load_linear(load, p + "ffn_gate_inp", moe.n_expert, h.n_embd, false);
+    b.ffn_gate_exps = load_expert_linears(load, p + "ffn_gate_exps.weight", moe.n_expert, moe.n_ff_exp, h.n_embd);
+    b.ffn_up_exps = load_expert_linears(load, p + "ffn_up_exps.weight", moe.n_expert, moe.n_ff_exp, h.n_embd);
+    b.ffn_down_exps = load_expert_linears(load, p + "ffn_down_exps.weight", moe.n_expert, h.n_embd, moe.n_ff_exp);
+}
 
 BlockWeights load_block(const gguf::TensorLoader& load, const Hparams& h, std::int64_t layer) {
     const std::string p = fmt::format("blk.{}.", layer);
@@ -24,6 +33,10 @@ BlockWeights load_block(const gguf::TensorLoader& load, const Hparams& h, std::i
         b.k_norm = load.vector_f32(p + "attn_k_norm.weight", h.head_dim);
     }
     b.ffn_norm = load.vector_f32(p + "ffn_norm.weight", h.n_embd);
+    if (h.has_experts()) {
+        load_experts(load, h, p, b);
+        return b;
+    }
     b.ffn_gate = load_linear(load, p + "ffn_gate", h.n_ff, h.n_embd, false);
     b.ffn_up = load_linear(load, p + "ffn_up", h.n_ff, h.n_embd, false);
     b.ffn_down = load_linear(load, p + "ffn_down", h.n_embd, h.n_ff, false);
