@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <span>
 #include <string>
 #include <utility>
@@ -57,6 +58,7 @@ struct ParityCase {
     OracleKv kv;
     double bound;
     double tie_margin = 0.0;
+    bool greedy_exact = true;  // false: llama.cpp stepped upstream (see kCases), its continuation is not compared
 };
 
 KvType forge_kv(OracleKv kv) {
@@ -113,7 +115,10 @@ TEST_P(Parity, EveryPositionMatchesLlamaCpp) { expect_every_position_matches(Get
 // tied head's embedding rows read back from its interleaved copy where there is one).
 TEST_P(Parity, TokenByTokenToo) { expect_every_position_matches(GetParam(), 1); }
 
-TEST_P(Parity, GreedyContinuationIsTokenExact) {
+// The cases whose continuation is checked (greedy_exact), a suite of their own.
+class Greedy : public ::testing::TestWithParam<ParityCase> {};
+
+TEST_P(Greedy, ContinuationIsTokenExact) {
     const ParityCase& c = GetParam();
     const Golden g = load_golden(c.golden, c.kv);
     const Model model = Model::load(g.model_path);
@@ -185,9 +190,28 @@ const ParityCase kCases[] = {
     {"llama-q5_k_m", kF16, 2.2e-1},       // 2.14e-2 simd (steps)
     // A Q8_0 KV cache (heads of 32); llama.cpp stores it with flash attention.
     {"qwen3-q8_0-head32", kQ8_0, 2.5e-2}, // 1.10e-7 simd, 2.47e-3 scalar (one position, a step; the rest <= 1.1e-7)
+    // qwen3moe: 8 experts, 3 used per token, f32 router; the experts in f32, Q8_0 and Q4_0.
+    {"qwen3moe-f32", kF32, 1.5e-5},       // 1.42e-6 simd
+    {"qwen3moe-f32", kF16, 1.5e-4},       // 1.44e-5 simd
+    // With the f32 cache llama.cpp steps at position 3 (1.77e-2 from there, carried by the cache;
+    // before it 7.8e-8): forge agrees with the float64 reference of the oracle kit
+    // (ref_forward.py, Q8_0 activations emulated) to 8e-8 at every position, llama.cpp does not,
+    // so its continuation is not a property of the math and only the f16-cache one is compared.
+    {"qwen3moe-q8_0", kF32, 1.8e-1, 0.0, false},  // 1.77e-2 simd
+    {"qwen3moe-q8_0", kF16, 1.4e-6},      // 1.37e-7 simd
+    {"qwen3moe-q4_0", kF32, 1.2e-6},      // 1.19e-7 simd
+    {"qwen3moe-q4_0", kF16, 1.6e-6},      // 1.58e-7 simd
 };
 
 INSTANTIATE_TEST_SUITE_P(Goldens, Parity, ::testing::ValuesIn(kCases), case_name);
+
+std::vector<ParityCase> greedy_cases() {
+    std::vector<ParityCase> cases;
+    std::ranges::copy_if(kCases, std::back_inserter(cases), [](const ParityCase& c) { return c.greedy_exact; });
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Goldens, Greedy, ::testing::ValuesIn(greedy_cases()), case_name);
 
 // Splitting the prompt into batches of 5 changes nothing: measured bit-identical in both builds.
 TEST(Parity, SmallBatchesGiveTheSameLogits) {
