@@ -34,6 +34,8 @@ HEAD32 = ["--n-layer", "2", "--n-embd", "64", "--n-head", "2", "--n-head-kv", "1
 # llama.cpp's expert_count / expert_used_count / expert_feed_forward_length and the 3-D
 # ffn_{gate,up,down}_exps with an f32 router ffn_gate_inp).
 MOE = SMALL + ["--n-expert", "8", "--n-expert-used", "3", "--n-ff-exp", "32"]
+# ... and WIDE's with 4 experts of width 256, 2 used, for the K-quant mixture.
+MOE_WIDE = WIDE + ["--n-expert", "4", "--n-expert-used", "2", "--n-ff-exp", "256"]
 
 # name: (arch, shape, seed, make_gguf dtype, extra args, forge quantize type or None[, rope_scaling.py args])
 # forge quantize runs with --pure except for the names in MIXTURES.
@@ -61,10 +63,11 @@ MODELS = {
     "qwen3moe-f32": ("qwen3moe", MOE, 11, "f32", [], None),
     "qwen3moe-q8_0": ("qwen3moe", MOE, 11, "q8_0", [], None),
     "qwen3moe-q4_0": ("qwen3moe", MOE, 11, "q4_0", [], None),
+    "qwen3moe-q4_k_m": ("qwen3moe", MOE_WIDE, 13, "f32", [], "Q4_K_M"),
 }
 
 
-MIXTURES = {"qwen3-q4_k_m", "llama-q5_k_m"}
+MIXTURES = {"qwen3-q4_k_m", "llama-q5_k_m", "qwen3moe-q4_k_m"}
 
 
 def run(cmd):

@@ -201,6 +201,9 @@ const ParityCase kCases[] = {
     {"qwen3moe-q8_0", kF16, 1.4e-6},      // 1.37e-7 simd
     {"qwen3moe-q4_0", kF32, 1.2e-6},      // 1.19e-7 simd
     {"qwen3moe-q4_0", kF16, 1.6e-6},      // 1.58e-7 simd
+    // forge quantize's Q4_K_M of a 256-wide qwen3moe (4 experts, 2 used): Q4_K gate/up, Q6_K down, f32 router.
+    {"qwen3moe-q4_k_m", kF32, 3.7e-6},    // 3.67e-7 simd
+    {"qwen3moe-q4_k_m", kF16, 5.1e-6},    // 5.03e-7 simd
 };
 
 INSTANTIATE_TEST_SUITE_P(Goldens, Parity, ::testing::ValuesIn(kCases), case_name);
