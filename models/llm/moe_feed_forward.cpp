@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 namespace forge::llm {
 
@@ -41,13 +42,13 @@ void MoeFeedForward::run(const BlockWeights& w, std::span<const float> xn, std::
 
 // A counting sort of the assignments by expert, stable in row order.
 void MoeFeedForward::group_by_expert(std::int64_t n) {
-    std::ranges::fill(expert_begin_, 0);
     const auto choices = std::span(choices_).first(sz(n * k_));
+    std::ranges::fill(expert_begin_, 0);
     for (const infer::ExpertChoice& c : choices) ++expert_begin_[sz(c.expert) + 1];
-    for (std::int64_t e = 0; e < n_expert_; ++e) expert_begin_[sz(e + 1)] += expert_begin_[sz(e)];
-    std::vector<std::int64_t>& next = expert_begin_;  // advanced while filling, restored below
-    for (std::int64_t a = 0; a < n * k_; ++a) assignments_[sz(next[sz(choices[sz(a)].expert)]++)] = a;
-    for (std::int64_t e = n_expert_; e > 0; --e) expert_begin_[sz(e)] = expert_begin_[sz(e - 1)];
+    std::partial_sum(expert_begin_.begin(), expert_begin_.end(), expert_begin_.begin());
+    // Filling advances each expert's begin to its end, the next expert's begin: shift them back.
+    for (std::int64_t a = 0; a < n * k_; ++a) assignments_[sz(expert_begin_[sz(choices[sz(a)].expert)]++)] = a;
+    std::shift_right(expert_begin_.begin(), expert_begin_.end(), 1);
     expert_begin_[0] = 0;
 }
 
