@@ -115,17 +115,23 @@ def load(path):
 
 def bytes_per_token(info):
     """The matrices one decoded token multiplies: every 2-D weight, except token_embd when the
-    file has a separate output head (then only one embedding row is read)."""
+    file has a separate output head (then only one embedding row is read); of a mixture of
+    experts' 3-D expert tensors, the active share, {arch}.expert_used_count of expert_count."""
     tensors = {t["name"]: t for t in info["tensors"]}
     untied = "output.weight" in tensors
-    return sum(t["bytes"] for t in tensors.values()
-               if len(t["shape"]) == 2 and not (untied and t["name"] == "token_embd.weight"))
+    meta = info["metadata"]
+    arch = meta.get("general.architecture", "")
+    used, experts = meta.get(f"{arch}.expert_used_count", 0), meta.get(f"{arch}.expert_count", 0)
+    dense = sum(t["bytes"] for t in tensors.values()
+                if len(t["shape"]) == 2 and not (untied and t["name"] == "token_embd.weight"))
+    active = sum(t["bytes"] * used // experts for t in tensors.values() if len(t["shape"]) == 3 and experts)
+    return dense + active
 
 
 def types(info):
     counts = {}
     for t in info["tensors"]:
-        if len(t["shape"]) == 2:
+        if len(t["shape"]) >= 2:
             counts[t["type"]] = counts.get(t["type"], 0) + 1
     return "+".join(f"{k}" for k, _ in sorted(counts.items(), key=lambda kv: -kv[1]))
 

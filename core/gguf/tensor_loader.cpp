@@ -26,10 +26,22 @@ Tensor TensorLoader::vector_f32(const std::string& name, std::int64_t size) cons
     return t.dtype() == DType::F32 ? t : quant::dequantize(t);
 }
 
-Tensor TensorLoader::matrix(const std::string& name, std::int64_t rows, std::int64_t cols) const {
-    const Tensor t = raw(name, Shape{rows, cols});
+namespace {
+
+// Weights the inference front-end multiplies as stored stay mapped; others are widened to f32.
+Tensor multipliable(const Tensor& t) {
     const bool direct = t.dtype() == DType::F32 || t.dtype() == DType::F16 || quant::has_dot_kernel(t.dtype());
     return direct ? t : quant::dequantize(t);
+}
+
+}  // namespace
+
+Tensor TensorLoader::matrix(const std::string& name, std::int64_t rows, std::int64_t cols) const {
+    return multipliable(raw(name, Shape{rows, cols}));
+}
+
+Tensor TensorLoader::matrices(const std::string& name, std::int64_t count, std::int64_t rows, std::int64_t cols) const {
+    return multipliable(raw(name, Shape{count, rows, cols}));
 }
 
 }  // namespace forge::gguf

@@ -26,6 +26,9 @@ public:
     // f16, every block format with a quantized dot kernel); anything else (bf16, ...) widened
     // to f32 once.
     Tensor matrix(const std::string& name, std::int64_t rows, std::int64_t cols) const;
+    // `count` such matrices stored as one 3-D tensor [count, rows, cols] (a mixture-of-experts
+    // layer's experts), under the same dtype rule.
+    Tensor matrices(const std::string& name, std::int64_t count, std::int64_t rows, std::int64_t cols) const;
 
 private:
     const GgufFile& file_;

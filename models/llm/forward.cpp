@@ -27,13 +27,15 @@ Forward::Forward(const Model& model, std::int64_t max_rows, const infer::KvCache
     : model_(model),
       h_(model.hparams()),
       max_rows_(std::max<std::int64_t>(1, max_rows)),
-      act_scratch_(max_rows_, std::max({h_.n_embd, h_.q_width(), h_.n_ff})),
+      act_scratch_(max_rows_, std::max({h_.n_embd, h_.q_width(), h_.n_ff, h_.moe.n_ff_exp})),
       attention_scratch_(cache, {h_.n_head, h_.n_head_kv, h_.head_dim}, ThreadPool::global().size()) {
     const auto batch = [&](std::int64_t width) { return std::vector<float>(sz(max_rows_ * width)); };
     x_ = batch(h_.n_embd);
     xn_ = batch(h_.n_embd);
     proj_ = batch(h_.n_embd);
-    const std::int64_t attention_width = 2 * h_.q_width() + 2 * h_.kv_width(), ffn_width = 2 * h_.n_ff;
+    // A mixture-of-experts model's feed-forward keeps its own buffers (moe_feed_forward.h).
+    const std::int64_t dense_ff = h_.has_experts() ? 0 : h_.n_ff;
+    const std::int64_t attention_width = 2 * h_.q_width() + 2 * h_.kv_width(), ffn_width = 2 * dense_ff;
     block_buffer_ = batch(std::max(attention_width, ffn_width));
     // Carve consecutive [max_rows, width] views out of the block buffer.
     const auto views = [&](std::initializer_list<std::pair<std::span<float>*, std::int64_t>> layout) {
@@ -44,7 +46,8 @@ Forward::Forward(const Model& model, std::int64_t max_rows, const infer::KvCache
         }
     };
     views({{&q_, h_.q_width()}, {&k_, h_.kv_width()}, {&v_, h_.kv_width()}, {&attn_, h_.q_width()}});
-    views({{&gate_, h_.n_ff}, {&up_, h_.n_ff}});
+    views({{&gate_, dense_ff}, {&up_, dense_ff}});
+    if (h_.has_experts()) moe_.emplace(h_, max_rows_);
     positions_.resize(sz(max_rows_));
     rope_cos_ = batch(h_.rope.n_rot / 2);
     rope_sin_ = batch(h_.rope.n_rot / 2);
@@ -156,10 +159,16 @@ void Forward::attention_block(std::int64_t layer, std::span<const BatchRow> rows
     infer::add_rows(std::span(x_).first(sz(n * h_.n_embd)), std::span(proj_).first(sz(n * h_.n_embd)));
 }
 
-// x += W_down · (silu(W_gate · xn) * (W_up · xn)), with xn = rmsnorm(x): SwiGLU.
+// x += W_down · (silu(W_gate · xn) * (W_up · xn)), with xn = rmsnorm(x): SwiGLU; or, for a
+// mixture of experts, x += the chosen experts' SwiGLU outputs, weighted.
 void Forward::feed_forward_block(std::int64_t layer, std::int64_t n) {
     const BlockWeights& w = model_.weights().blocks[sz(layer)];
     infer::rmsnorm_rows(x_, xn_, n, h_.n_embd, w.ffn_norm.span<float>(), h_.rms_eps);
+    if (moe_) {
+        moe_->run(w, xn_, n, proj_, act_scratch_);
+        infer::add_rows(std::span(x_).first(sz(n * h_.n_embd)), std::span(proj_).first(sz(n * h_.n_embd)));
+        return;
+    }
     const infer::LinearOutput gate_up[] = {{&w.ffn_gate, gate_}, {&w.ffn_up, up_}};
     infer::linear_shared_input(gate_up, xn_, n, act_scratch_);
     infer::swiglu_rows(gate_, up_, n, h_.n_ff);

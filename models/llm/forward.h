@@ -1,4 +1,4 @@
-// The transformer forward pass of a llama-family model (llama, qwen2, qwen3, smollm3, phi3) as a stateless
+// The transformer forward pass of a llama-family model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3) as a stateless
 // function of a batch and a KV cache: rows {token, position, slot, wants logits} in, logits
 // out for the rows that want them (or, for an embedding model, their final-norm hidden states). Sequence state lives only in the cache (what each slot
 // holds); this object holds the activation buffers for up to max_rows rows, allocated once,
@@ -13,8 +13,10 @@
 #include "core/infer/kv_cache.h"
 #include "core/infer/linear.h"
 #include "models/llm/model.h"
+#include "models/llm/moe_feed_forward.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -72,6 +74,7 @@ private:
     std::span<float> q_, k_, v_;
     std::span<float> attn_;      // attention output, before the output projection
     std::span<float> gate_, up_;
+    std::optional<MoeFeedForward> moe_;          // qwen3moe: the experts' feed-forward instead
     std::vector<std::int64_t> positions_;        // [max_rows], this batch's positions
     std::vector<float> rope_cos_, rope_sin_;     // [max_rows, n_rot / 2], their angles
     std::vector<std::byte> embed_row_;           // one token_embd row, read from the interleaved head

@@ -15,9 +15,10 @@ Arch parse_arch(const std::string& name, const std::string& source) {
     if (name == "llama") return Arch::Llama;
     if (name == "qwen2") return Arch::Qwen2;
     if (name == "qwen3") return Arch::Qwen3;
+    if (name == "qwen3moe") return Arch::Qwen3Moe;
     if (name == "smollm3") return Arch::Smollm3;
     if (name == "phi3") return Arch::Phi3;
-    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3, smollm3, phi3)", source, name);
+    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3, qwen3moe, smollm3, phi3)", source, name);
 }
 
 // Which dims RoPE pairs, as llama.cpp's llama_model_rope_type: llama and smollm3 keep HF's
@@ -28,6 +29,7 @@ infer::RopeMode rope_mode(Arch arch) {
         case Arch::Smollm3: return infer::RopeMode::Normal;
         case Arch::Qwen2:
         case Arch::Qwen3:
+        case Arch::Qwen3Moe:
         case Arch::Phi3: return infer::RopeMode::Neox;
     }
     return infer::RopeMode::Normal;
@@ -40,6 +42,10 @@ public:
 
     std::int64_t positive_int(const std::string& key) const {
         return meta_.integer(prefix_ + key, gguf::Range<std::int64_t>::at_least(1));
+    }
+    bool has(const std::string& key) const { return meta_.has(prefix_ + key); }
+    std::int64_t int_in(const std::string& key, gguf::Range<std::int64_t> range) const {
+        return meta_.integer(prefix_ + key, range);
     }
     std::int64_t int_or(const std::string& key, std::int64_t fallback) const {
         return meta_.integer_or(prefix_ + key, fallback);
@@ -120,6 +126,23 @@ RopeParams read_rope(const ArchKeys& meta, const Hparams& h, const std::string& 
     return rope;
 }
 
+// The experts of a qwen3moe feed-forward, as llama.cpp reads them: expert_count and
+// expert_used_count are required; expert_feed_forward_length defaults to
+// feed_forward_length / expert_used_count.
+MoeParams read_moe(const ArchKeys& meta, const Hparams& h, const std::string& source) {
+    MoeParams moe;
+    moe.n_expert = meta.positive_int("expert_count");
+    moe.n_expert_used = meta.int_in("expert_used_count", {1, moe.n_expert});
+    const std::int64_t fallback = h.n_ff / moe.n_expert_used;
+    if (fallback <= 0 && !meta.has("expert_feed_forward_length")) {
+        fail_format("{}: missing metadata key '{}.expert_feed_forward_length' (and no feed_forward_length to derive it)",
+                    source, h.arch_name);
+    }
+    moe.n_ff_exp = meta.int_or("expert_feed_forward_length", fallback);
+    if (moe.n_ff_exp <= 0) fail_format("{}: {}.expert_feed_forward_length {} must be positive", source, h.arch_name, moe.n_ff_exp);
+    return moe;
+}
+
 }  // namespace
 
 Hparams read_hparams(const gguf::GgufFile& file) {
@@ -128,7 +151,7 @@ Hparams read_hparams(const gguf::GgufFile& file) {
     h.arch_name = gguf::Metadata(file).string("general.architecture");
     h.arch = parse_arch(h.arch_name, source);
     h.qkv_bias = h.arch == Arch::Qwen2;
-    h.qk_norm = h.arch == Arch::Qwen3;
+    h.qk_norm = h.arch == Arch::Qwen3 || h.arch == Arch::Qwen3Moe;
     // llama.cpp fixes smollm3's step at 4 (llama_model_smollm3::load_arch_hparams reads no key).
     h.no_rope_layer_step = h.arch == Arch::Smollm3 ? 4 : 0;
     // phi3.attention.sliding_window is not read: llama.cpp turns phi3's sliding window off
@@ -138,7 +161,9 @@ Hparams read_hparams(const gguf::GgufFile& file) {
     const ArchKeys meta(file, h.arch_name + ".");
     h.n_embd = meta.positive_int("embedding_length");
     h.n_layer = meta.positive_int("block_count");
-    h.n_ff = meta.positive_int("feed_forward_length");
+    // A mixture-of-experts file's dense width is only a default for the experts' (llama.cpp
+    // does not require it there).
+    h.n_ff = h.arch == Arch::Qwen3Moe ? meta.int_or("feed_forward_length", 0) : meta.positive_int("feed_forward_length");
     h.n_head = meta.positive_int("attention.head_count");
     h.n_head_kv = meta.int_or("attention.head_count_kv", h.n_head);
     h.head_dim = meta.int_or("attention.key_length", h.n_embd / h.n_head);
@@ -154,6 +179,7 @@ Hparams read_hparams(const gguf::GgufFile& file) {
                     h.head_dim, value_length);
     }
     h.rope = read_rope(meta, h, source);
+    if (h.arch == Arch::Qwen3Moe) h.moe = read_moe(meta, h, source);
 
     const gguf::TensorInfo* embd = file.find_tensor("token_embd.weight");
     if (embd == nullptr) fail_format("{}: tensor token_embd.weight is missing", source);

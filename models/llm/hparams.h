@@ -2,8 +2,9 @@
 //
 // llama, qwen2, qwen3, smollm3 and phi3 share one block (pre-norm attention + SwiGLU
 // feed-forward, RMSNorm, RoPE, grouped-query attention); they differ only in the switches
-// below (and phi3 in how its file stores the block: weights.h). Metadata keys are llama.cpp's:
-// "{arch}.embedding_length", "{arch}.attention.head_count", ...
+// below (and phi3 in how its file stores the block: weights.h). qwen3moe is qwen3 with a
+// mixture-of-experts feed-forward (MoeParams, models/llm/moe_feed_forward.h). Metadata keys
+// are llama.cpp's: "{arch}.embedding_length", "{arch}.attention.head_count", ...
 #pragma once
 
 #include "core/gguf/gguf_file.h"
@@ -15,7 +16,7 @@
 
 namespace forge::llm {
 
-enum class Arch { Llama, Qwen2, Qwen3, Smollm3, Phi3 };
+enum class Arch { Llama, Qwen2, Qwen3, Qwen3Moe, Smollm3, Phi3 };
 
 // RoPE as llama.cpp sets it up from {arch}.rope.* metadata. The per-pair frequency divisors
 // of Llama 3.1-style scaling are a tensor (rope_freqs.weight, see weights.h), not metadata.
@@ -47,6 +48,15 @@ struct RopeParams {
     }
 };
 
+// A mixture-of-experts feed-forward ({arch}.expert_count, expert_used_count,
+// expert_feed_forward_length): each token's router picks expert_used of expert_count SwiGLU
+// experts of width n_ff_exp. n_expert 0: a dense feed-forward.
+struct MoeParams {
+    std::int64_t n_expert = 0;
+    std::int64_t n_expert_used = 0;
+    std::int64_t n_ff_exp = 0;
+};
+
 struct Hparams {
     Arch arch = Arch::Llama;
     std::string arch_name;
@@ -66,7 +76,10 @@ struct Hparams {
     // 0: every layer rotates.
     std::int64_t no_rope_layer_step = 0;
 
+    MoeParams moe;                 // qwen3moe: the experts that replace the dense feed-forward
+
     bool rotates(std::int64_t layer) const { return no_rope_layer_step == 0 || (layer + 1) % no_rope_layer_step != 0; }
+    bool has_experts() const { return moe.n_expert > 0; }
 
     std::int64_t q_width() const { return n_head * head_dim; }
     std::int64_t kv_width() const { return n_head_kv * head_dim; }

@@ -12,6 +12,7 @@ namespace forge::llm {
 
 namespace {
 
+using infer::load_expert_linears;
 using infer::load_linear;
 
 // A fused layer `prefix` ([sum of widths, n_in], and its bias when with_bias) cut into one
@@ -69,6 +70,16 @@ void load_gate_up(const gguf::TensorLoader& load, const Hparams& h, const std::s
     b.ffn_up = load_linear(load, p + "ffn_up", h.n_ff, h.n_embd, false);
 }
 
+// qwen3moe: the router and every expert's gate, up and down, each expert a slice of its 3-D
+// tensor (core/infer/experts.h).
+void load_experts(const gguf::TensorLoader& load, const Hparams& h, const std::string& p, BlockWeights& b) {
+    const MoeParams& moe = h.moe;
+    b.ffn_gate_inp = load_linear(load, p + "ffn_gate_inp", moe.n_expert, h.n_embd, false);
+    b.ffn_gate_exps = load_expert_linears(load, p + "ffn_gate_exps.weight", moe.n_expert, moe.n_ff_exp, h.n_embd);
+    b.ffn_up_exps = load_expert_linears(load, p + "ffn_up_exps.weight", moe.n_expert, moe.n_ff_exp, h.n_embd);
+    b.ffn_down_exps = load_expert_linears(load, p + "ffn_down_exps.weight", moe.n_expert, h.n_embd, moe.n_ff_exp);
+}
+
 BlockWeights load_block(const gguf::TensorLoader& load, const Hparams& h, std::int64_t layer) {
     const std::string p = fmt::format("blk.{}.", layer);
     BlockWeights b;
@@ -80,6 +91,10 @@ BlockWeights load_block(const gguf::TensorLoader& load, const Hparams& h, std::i
         b.k_norm = load.vector_f32(p + "attn_k_norm.weight", h.head_dim);
     }
     b.ffn_norm = load.vector_f32(p + "ffn_norm.weight", h.n_embd);
+    if (h.has_experts()) {
+        load_experts(load, h, p, b);
+        return b;
+    }
     load_gate_up(load, h, p, b);
     b.ffn_down = load_linear(load, p + "ffn_down", h.n_embd, h.n_ff, false);
     return b;

@@ -11,6 +11,7 @@
 #include "core/gguf/gguf_file.h"
 #include "core/tensor.h"
 #include "models/llm/hparams.h"
+#include "core/infer/experts.h"
 #include "core/infer/linear.h"
 
 #include <span>
@@ -25,7 +26,11 @@ struct BlockWeights {
     Linear wq, wk, wv, wo;
     Tensor q_norm, k_norm;  // qwen3 only: [head_dim]
     Tensor ffn_norm;
-    Linear ffn_gate, ffn_up, ffn_down;
+    Linear ffn_gate, ffn_up, ffn_down;  // a dense feed-forward
+    // qwen3moe instead: the router [n_expert, n_embd] (ffn_gate_inp) and the experts
+    // (ffn_{gate,up}_exps [n_expert, n_ff_exp, n_embd], ffn_down_exps [n_expert, n_embd, n_ff_exp]).
+    Linear ffn_gate_inp;
+    infer::ExpertLinears ffn_gate_exps, ffn_up_exps, ffn_down_exps;
 };
 
 struct ModelWeights {

@@ -35,6 +35,12 @@ FOUR_LAYERS = ["--n-layer", "4", "--n-embd", "64", "--n-head", "4", "--n-head-kv
 # The context llama.cpp runs with (its default here). LongRoPE's choice depends on it: phi3-f32's
 # original context 256 < 512 takes the long factors, phi3-q8_0's 4096 >= 512 the short ones.
 ORACLE_CTX = 512
+# qwen3moe: SMALL's attention with 8 experts of width 32, 3 chosen per token (the kit writes
+# llama.cpp's expert_count / expert_used_count / expert_feed_forward_length and the 3-D
+# ffn_{gate,up,down}_exps with an f32 router ffn_gate_inp).
+MOE = SMALL + ["--n-expert", "8", "--n-expert-used", "3", "--n-ff-exp", "32"]
+# ... and WIDE's with 4 experts of width 256, 2 used, for the K-quant mixture.
+MOE_WIDE = WIDE + ["--n-expert", "4", "--n-expert-used", "2", "--n-ff-exp", "256"]
 
 # name: (arch, shape, seed, make_gguf dtype, extra args, forge quantize type or None[, rope_scaling.py args])
 # forge quantize runs with --pure except for the names in MIXTURES.
@@ -58,6 +64,11 @@ MODELS = {
     "qwen3-yarn": ("qwen3", SMALL, 7, "f32", ["--tie-embeddings"], None, ["--yarn", "4,256", "--attn-factor", "1.1"]),
     # Q8_0 weights and llama.cpp's Q8_0 KV cache (its only golden: see KV_TYPES).
     "qwen3-q8_0-head32": ("qwen3", HEAD32, 10, "q8_0", ["--tie-embeddings"], None),
+    # Mixture of experts: the same model in f32, Q8_0 and Q4_0 (experts quantized, router f32).
+    "qwen3moe-f32": ("qwen3moe", MOE, 11, "f32", [], None),
+    "qwen3moe-q8_0": ("qwen3moe", MOE, 11, "q8_0", [], None),
+    "qwen3moe-q4_0": ("qwen3moe", MOE, 11, "q4_0", [], None),
+    "qwen3moe-q4_k_m": ("qwen3moe", MOE_WIDE, 13, "f32", [], "Q4_K_M"),
     # smollm3 and phi3 (Phi-4-mini's layout), made from llama files by to_family.py (FAMILIES).
     "smollm3-f32": ("smollm3", FOUR_LAYERS, 11, "f32", [], None),
     "smollm3-q8_0": ("smollm3", FOUR_LAYERS, 11, "q8_0", [], None),
@@ -74,7 +85,7 @@ FAMILIES = {
 }
 
 
-MIXTURES = {"qwen3-q4_k_m", "llama-q5_k_m"}
+MIXTURES = {"qwen3-q4_k_m", "llama-q5_k_m", "qwen3moe-q4_k_m"}
 
 
 def run(cmd):

@@ -157,6 +157,52 @@ TEST(LlmBadInput, MisShapedLongRopeFactors) {
     EXPECT_THAT(load_error(bytes), HasSubstr("tensor rope_factors_long.weight has shape [5], expected [6]"));
 }
 
+// A mixture-of-experts file without one of llama.cpp's expert keys or tensors.
+const std::string kMoeModel = test::golden_path("qwen3moe-q8_0.gguf");
+
+TEST(LlmBadInput, MissingExpertKey) {
+    for (const std::string key : {"qwen3moe.expert_count", "qwen3moe.expert_used_count"}) {
+        const auto bytes = edited_model(
+            [&](gguf::GgufWriter& w, gguf::TensorInfo&) {
+                w.remove(key);
+                return true;
+            },
+            kMoeModel);
+        EXPECT_THAT(load_error(bytes), HasSubstr("missing metadata key '" + key + "'"));
+    }
+}
+
+TEST(LlmBadInput, MoreExpertsUsedThanThereAre) {
+    const auto bytes = edited_model(
+        [](gguf::GgufWriter& w, gguf::TensorInfo&) {
+            w.set("qwen3moe.expert_used_count", std::uint32_t{9});
+            return true;
+        },
+        kMoeModel);
+    EXPECT_THAT(load_error(bytes), HasSubstr("qwen3moe.expert_used_count"));
+}
+
+TEST(LlmBadInput, MissingExpertTensor) {
+    for (const std::string name : {"blk.1.ffn_gate_inp.weight", "blk.0.ffn_gate_exps.weight", "blk.1.ffn_up_exps.weight",
+                                   "blk.1.ffn_down_exps.weight"}) {
+        const auto bytes = edited_model([&](gguf::GgufWriter&, gguf::TensorInfo& t) { return t.name != name; }, kMoeModel);
+        EXPECT_THAT(load_error(bytes), HasSubstr("tensor " + name + " is missing"));
+    }
+}
+
+TEST(LlmBadInput, MisShapedExpertTensor) {
+    const auto bytes = edited_model(
+        [](gguf::GgufWriter&, gguf::TensorInfo& t) {
+            if (t.name == "blk.0.ffn_down_exps.weight") {  // one expert short
+                t.dims[2] -= 1;
+                t.nbytes = t.nbytes / 8 * 7;
+            }
+            return true;
+        },
+        kMoeModel);
+    EXPECT_THAT(load_error(bytes), HasSubstr("tensor blk.0.ffn_down_exps.weight has shape [7, 64, 32], expected [8, 64, 32]"));
+}
+
 TEST(LlmBadInput, TokenOutOfRange) {
     const Model model = Model::load(kModel);
     Session session(model, {});

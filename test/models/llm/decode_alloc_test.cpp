@@ -30,7 +30,8 @@ namespace forge::llm {
 namespace {
 
 TEST(LlmDecode, AllocatesNothingPerToken) {
-    for (const char* name : {"qwen3-q8_0", "llama-f32", "qwen2-q4_0", "llama-q4_k", "qwen3-q4_k_m"}) {
+    for (const char* name :
+         {"qwen3-q8_0", "llama-f32", "qwen2-q4_0", "llama-q4_k", "qwen3-q4_k_m", "qwen3moe-q8_0", "qwen3moe-f32"}) {
         const Model model = Model::load(test::golden_path(std::string(name) + ".gguf"));
         for (KvType kv : {KvType::F16, KvType::F32}) {
             SessionOptions options;
@@ -59,7 +60,7 @@ TEST(LlmDecode, AllocatesNothingPerToken) {
 }
 
 TEST(SchedulerStep, AllocatesNothingInSteadyState) {
-    for (const char* name : {"qwen3-q8_0", "llama-f32", "qwen2-q4_0"}) {
+    for (const char* name : {"qwen3-q8_0", "llama-f32", "qwen2-q4_0", "qwen3moe-q4_k_m"}) {
         const Model model = Model::load(test::golden_path(std::string(name) + ".gguf"));
         const Tokenizer tokenizer = Tokenizer::from_gguf(model.file());
         SchedulerOptions options;

@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <utility>
@@ -55,15 +57,16 @@ std::vector<float> prompt_logits(const Model& model, const Golden& g, KvType kv_
 // argmax is not checked (0: every position), and the context forge runs with (0: 128 for the
 // prompt, 64 for the continuation). A LongRoPE model (phi3) runs with llama.cpp's context,
 // which picks its frequency divisors. greedy_steps: how many continuation tokens must equal
-// llama.cpp's (0: all 32), for a continuation that reaches a near tie llama.cpp's own attention
-// paths resolve differently.
+// llama.cpp's: fewer than all 32 for a continuation that reaches a near tie llama.cpp's own
+// attention paths resolve differently, none where llama.cpp stepped upstream (see kCases).
+constexpr std::size_t kWholeContinuation = SIZE_MAX, kNoContinuation = 0;
 struct ParityCase {
     const char* golden;
     OracleKv kv;
     double bound;
     double tie_margin = 0.0;
     std::int64_t n_ctx = 0;
-    std::size_t greedy_steps = 0;
+    std::size_t greedy_steps = kWholeContinuation;
 };
 
 KvType forge_kv(OracleKv kv) {
@@ -120,7 +123,10 @@ TEST_P(Parity, EveryPositionMatchesLlamaCpp) { expect_every_position_matches(Get
 // tied head's embedding rows read back from its interleaved copy where there is one).
 TEST_P(Parity, TokenByTokenToo) { expect_every_position_matches(GetParam(), 1); }
 
-TEST_P(Parity, GreedyContinuationIsTokenExact) {
+// The cases whose continuation is checked (greedy_steps > 0), a suite of their own.
+class Greedy : public ::testing::TestWithParam<ParityCase> {};
+
+TEST_P(Greedy, ContinuationIsTokenExact) {
     const ParityCase& c = GetParam();
     const Golden g = load_golden(c.golden, c.kv);
     const Model model = Model::load(g.model_path);
@@ -130,7 +136,7 @@ TEST_P(Parity, GreedyContinuationIsTokenExact) {
     Session session(model, options);
     std::span<const float> logits = session.eval(g.prompt);
     std::vector<std::int32_t> generated;
-    const std::size_t steps = c.greedy_steps > 0 ? c.greedy_steps : g.greedy.size();
+    const std::size_t steps = std::min(c.greedy_steps, g.greedy.size());
     for (std::size_t step = 0; step < steps; ++step) {
         const std::int32_t next = argmax(logits);  // lowest id on ties, as llama.cpp's greedy
         generated.push_back(next);
@@ -215,9 +221,31 @@ const ParityCase kCases[] = {
     {"phi3-q8_0", kF32, 1.7e-1, 0.0, kPhi3Ctx, 20},  // 1.66e-2 (steps, see above), 1.56e-7
     {"phi3-f32", kF16, 8.3e-4, 0.0, kPhi3Ctx},       // 8.30e-5, 8.25e-5
     {"phi3-q8_0", kF16, 1.5e-6, 0.0, kPhi3Ctx},      // 1.35e-7, 1.43e-7
+    // qwen3moe: 8 experts, 3 used per token, f32 router; the experts in f32, Q8_0 and Q4_0.
+    {"qwen3moe-f32", kF32, 2.8e-5},       // 1.42e-6 simd, 2.79e-6 scalar
+    {"qwen3moe-f32", kF16, 2.8e-3},       // 1.44e-5 simd, 2.77e-4 scalar
+    // With the f32 cache llama.cpp steps at position 3 (1.77e-2 from there, carried by the cache;
+    // before it 7.8e-8): forge agrees with the float64 reference of the oracle kit
+    // (ref_forward.py, Q8_0 activations emulated) to 8e-8 at every position, llama.cpp does not,
+    // so its continuation is not a property of the math and only the f16-cache one is compared.
+    {"qwen3moe-q8_0", kF32, 1.8e-1, 0.0, 0, kNoContinuation},  // 1.77e-2 simd, 1.77e-2 scalar
+    {"qwen3moe-q8_0", kF16, 1.4e-6},      // 1.37e-7 simd, 1.37e-7 scalar
+    {"qwen3moe-q4_0", kF32, 1.6e-6},      // 1.19e-7 simd, 1.58e-7 scalar
+    {"qwen3moe-q4_0", kF16, 1.1e-1},      // 1.58e-7 simd, 1.07e-2 scalar (a step)
+    // forge quantize's Q4_K_M of a 256-wide qwen3moe (4 experts, 2 used): Q4_K gate/up, Q6_K down, f32 router.
+    {"qwen3moe-q4_k_m", kF32, 4.3e-6},    // 3.67e-7 simd, 4.23e-7 scalar
+    {"qwen3moe-q4_k_m", kF16, 5.1e-6},    // 5.03e-7 simd, 4.34e-7 scalar
 };
 
 INSTANTIATE_TEST_SUITE_P(Goldens, Parity, ::testing::ValuesIn(kCases), case_name);
+
+std::vector<ParityCase> greedy_cases() {
+    std::vector<ParityCase> cases;
+    std::ranges::copy_if(kCases, std::back_inserter(cases), [](const ParityCase& c) { return c.greedy_steps != kNoContinuation; });
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Goldens, Greedy, ::testing::ValuesIn(greedy_cases()), case_name);
 
 // Splitting the prompt into batches of 5 changes nothing: measured bit-identical in both builds.
 TEST(Parity, SmallBatchesGiveTheSameLogits) {

@@ -1,0 +1,53 @@
+// The mixture-of-experts feed-forward of qwen3moe, as llama.cpp's build_moe_ffn runs it:
+//
+//   p = softmax(W_router · xn);  the k most probable experts e_1..e_k, w_j = p_{e_j} / Σ p_{e_j}
+//   out = Σ_j w_j · W_down[e_j] · (silu(W_gate[e_j] · xn) * (W_up[e_j] · xn))
+//
+// summed in the router's order (most probable first), as llama.cpp adds its expert views.
+// The batch's rows are grouped by expert (llama.cpp's mul_mat_id): each expert that any row
+// chose multiplies all of its rows in one linear() call, so in prefill every chosen expert's
+// weights stream once per step, and in decoding only the chosen experts' bytes are read. Each
+// row's result depends only on that row (linear() is row-independent and every sum has a
+// fixed order), so a sequence gets the same bits alone or batched.
+#pragma once
+
+#include "core/infer/experts.h"
+#include "core/infer/linear.h"
+#include "models/llm/hparams.h"
+#include "models/llm/weights.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace forge::llm {
+
+class MoeFeedForward {
+public:
+    // Buffers for up to max_rows rows of a model with h.moe's experts.
+    MoeFeedForward(const Hparams& h, std::int64_t max_rows);
+
+    // out [n, n_embd] = the experts' mixture for each of the n rows of xn [n, n_embd].
+    void run(const BlockWeights& w, std::span<const float> xn, std::int64_t n, std::span<float> out,
+             infer::ActivationScratch& scratch);
+
+private:
+    // The assignments (row * k + j) of the batch, grouped by expert: expert e's are
+    // assignments_[expert_begin_[e], expert_begin_[e + 1]), in row order.
+    void group_by_expert(std::int64_t n);
+    // One expert over its rows: each assignment's weighted output into weighted_.
+    void run_expert(const BlockWeights& w, std::int64_t expert, std::span<const float> xn,
+                    infer::ActivationScratch& scratch);
+
+    std::int64_t n_embd_, n_expert_, k_, n_ff_exp_;
+    std::vector<float> router_;                  // [max_rows, n_expert]: logits, then probabilities
+    std::vector<infer::ExpertChoice> choices_;   // [max_rows, k]
+    std::vector<std::int64_t> expert_begin_;     // [n_expert + 1]
+    std::vector<std::int64_t> assignments_;      // [max_rows * k]
+    std::vector<float> inputs_;                  // [max_rows, n_embd]: one expert's rows of xn
+    std::vector<float> gate_, up_;               // [max_rows, n_ff_exp]
+    std::vector<float> down_;                    // [max_rows, n_embd]
+    std::vector<float> weighted_;                // [max_rows * k, n_embd]: w_j times expert j's output
+};
+
+}  // namespace forge::llm
