@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include <memory>
 
 namespace forge::app {
 
@@ -22,17 +21,19 @@ void add_speculation_flags(CLI::App& command, SpeculationFlags& flags) {
         ->check(input_file());
 }
 
-llm::SpeculationOptions speculation_options(const SpeculationFlags& flags, const llm::Tokenizer& tokenizer) {
+llm::SpeculationOptions speculation_options(const SpeculationFlags& flags) {
     llm::SpeculationOptions options;
     options.mode = flags.spec ? llm::spec_mode_from_name(*flags.spec)
                               : (flags.lookup_file ? llm::SpecMode::Lookup : llm::SpecMode::Off);
     options.draft_max = flags.draft_max;
-    if (flags.lookup_file) {
-        check(options.mode == llm::SpecMode::Lookup, "--lookup-file {} needs --spec lookup, not --spec {}",
-              *flags.lookup_file, flags.spec.value_or("off"));
-        const std::string text = read_text_file(*flags.lookup_file);
-        options.lookup.reference = std::make_shared<const std::vector<std::int32_t>>(tokenizer.encode(text, false, false));
-    }
+    check(!flags.lookup_file || options.mode == llm::SpecMode::Lookup, "--lookup-file {} needs --spec lookup, not --spec {}",
+          flags.lookup_file.value_or(""), flags.spec.value_or("off"));
+    return options;
+}
+
+llm::SpeculationOptions speculation_options(const SpeculationFlags& flags, const llm::Tokenizer& tokenizer) {
+    llm::SpeculationOptions options = speculation_options(flags);
+    if (flags.lookup_file) options.lookup.reference = llm::lookup_reference(tokenizer, read_text_file(*flags.lookup_file));
     return options;
 }
 

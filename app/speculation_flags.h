@@ -21,8 +21,10 @@ struct SpeculationFlags {
 
 void add_speculation_flags(CLI::App& command, SpeculationFlags& flags);
 
-// The engine's options; the --lookup-file text is read and tokenized here, once (no special
-// tokens: it is text to quote). Throws an Error naming the flag for a bad combination.
+// The engine's options, but for the --lookup-file's tokens, which depend on the model's
+// tokenizer (llm::lookup_reference). Throws an Error naming the flags for a bad combination.
+llm::SpeculationOptions speculation_options(const SpeculationFlags& flags);
+// The same with the --lookup-file read and tokenized, once.
 llm::SpeculationOptions speculation_options(const SpeculationFlags& flags, const llm::Tokenizer& tokenizer);
 
 // "; draft acceptance 87.5% (350/400), 3.10 tokens per pass" for a speed line (each decode pass

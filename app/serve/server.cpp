@@ -35,12 +35,14 @@ std::string_view wait_for_stop(SignalFlag& interrupt, SignalFlag& terminate, con
     }
 }
 
-llm::SchedulerOptions scheduler_options(const ServeOptions& o, std::int64_t n_ctx) {
+llm::SchedulerOptions scheduler_options(const ServeOptions& o, std::int64_t n_ctx, const llm::Tokenizer& tokenizer) {
     llm::SchedulerOptions s;
     s.n_slots = o.parallel;
     s.n_ctx = n_ctx;
     s.max_queue = o.queue;
     s.kv_type = llm::kv_type_from_name(o.kv_type);
+    s.speculation = o.speculation;
+    if (!o.lookup_text.empty()) s.speculation.lookup.reference = llm::lookup_reference(tokenizer, o.lookup_text);
     return s;
 }
 
@@ -87,7 +89,7 @@ LoadedModel::LoadedModel(const ModelSource& source, const ServeOptions& options)
       model(llm::Model::load(source.path)),
       n_ctx(slot_context(options, model)),
       format(model),
-      scheduler(model, format.tokenizer(), scheduler_options(options, n_ctx)),
+      scheduler(model, format.tokenizer(), scheduler_options(options, n_ctx, format.tokenizer())),
       vocabulary(std::make_shared<const llm::grammar::VocabularyIndex>(format.tokenizer())),
       tool_format(llm::tool_calls::detect_tool_format(format.chat_template())),
       longest_token(longest_token_bytes(format.tokenizer())) {

@@ -6,6 +6,10 @@
 
 namespace forge::llm {
 
+std::shared_ptr<const std::vector<std::int32_t>> lookup_reference(const Tokenizer& tokenizer, std::string_view text) {
+    return std::make_shared<const std::vector<std::int32_t>>(tokenizer.encode(text, false, false));
+}
+
 LookupDrafter::LookupDrafter(const LookupOptions& options, std::int64_t capacity) : options_(options) {
     check(options.ngram_min >= 1 && options.ngram_min <= options.ngram_max,
           "lookup: the n-gram sizes must satisfy 1 <= min <= max, got {} and {}", options.ngram_min, options.ngram_max);

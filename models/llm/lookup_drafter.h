@@ -12,9 +12,12 @@
 // pass, and no index to keep in step when the text is rolled back or reused.
 #pragma once
 
+#include "models/llm/tokenizer/tokenizer.h"
+
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace forge::llm {
@@ -25,6 +28,10 @@ struct LookupOptions {
     // Optional reference tokens searched after the text itself (--lookup-file, tokenized once).
     std::shared_ptr<const std::vector<std::int32_t>> reference;
 };
+
+// A reference text's tokens as the drafter compares them: no BOS, special-token text left as
+// text (it is a document to quote, not a prompt).
+std::shared_ptr<const std::vector<std::int32_t>> lookup_reference(const Tokenizer& tokenizer, std::string_view text);
 
 class LookupDrafter {
 public:
