@@ -26,12 +26,15 @@ void Speculator::start(std::span<const std::int32_t> prompt) {
     if (!active()) return;
     drafter_.reset(prompt);
     limit_ = options_.draft_max;
-    misses_ = paused_ = 0;
+    misses_ = paused_ = unpaid_ = 0;
+    pass_start_ = {};
+    plain_pass_s_ = drafted_pass_s_ = drafted_pass_tokens_ = 0;
 }
 
 std::span<const std::int32_t> Speculator::draft(std::int32_t pending, std::int64_t room) {
     draft_.clear();
     if (!active()) return {};
+    pass_start_ = std::chrono::steady_clock::now();
     drafter_.push(pending);
     if (paused_ > 0) {
         --paused_;
@@ -72,6 +75,7 @@ Verdict Speculator::verify(GenerationState& generation, std::span<const float> l
         drafter_.push(*verdict.next);
     }
     adapt(draft_.size(), static_cast<std::size_t>(verdict.accepted));
+    if (active() && options_.weigh_cost) weigh(draft_.size(), static_cast<std::size_t>(verdict.accepted));
     draft_.clear();
     return verdict;
 }
@@ -95,6 +99,33 @@ void Speculator::adapt(std::size_t drafted, std::size_t accepted) {
         paused_ = std::int64_t{1} << misses_;
     } else {
         misses_ = 0;
+    }
+}
+
+}  // namespace forge::llm
+
+namespace forge::llm {
+
+// The pass just verified (drafting, the forward pass, sampling: all since draft()) joins the
+// running means; a drafted pass is worth it when it yields more tokens than plain passes would
+// in the same time. When it is not, drafting pauses as after a miss (2, 4, ... 64 tokens), and
+// the plain passes meanwhile keep their mean current.
+void Speculator::weigh(std::size_t drafted, std::size_t accepted) {
+    if (pass_start_ == std::chrono::steady_clock::time_point{}) return;  // the prompt's pass: not one of ours
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start_).count();
+    pass_start_ = {};
+    const auto mean = [](double& m, double x) { m = m == 0 ? x : 0.75 * m + 0.25 * x; };
+    if (drafted == 0) {
+        mean(plain_pass_s_, seconds);
+        return;
+    }
+    mean(drafted_pass_s_, seconds);
+    mean(drafted_pass_tokens_, static_cast<double>(accepted + 1));
+    if (plain_pass_s_ > 0 && drafted_pass_tokens_ * plain_pass_s_ < drafted_pass_s_) {
+        unpaid_ = std::min<std::int64_t>(unpaid_ + 1, 6);
+        paused_ = std::max(paused_, std::int64_t{1} << unpaid_);
+    } else {
+        unpaid_ = 0;
     }
 }
 

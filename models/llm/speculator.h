@@ -6,7 +6,8 @@
 //
 // Lossless: the tokens are the ones decoding without speculation gives, bit for bit, greedy
 // or sampled with the same seed (see verify() for why sampling stays exact). Adaptive: after
-// a guess that was wrong from its first token, drafting pauses for a while (doubling up to 64
+// a guess that was wrong from its first token, or while drafted passes yield fewer tokens than
+// plain passes would in their time (measured), drafting pauses for a while (doubling up to 64
 // tokens), and a partly wrong guess shortens the next one, so text with nothing to look up
 // costs about what it did without speculation.
 //
@@ -18,6 +19,7 @@
 #include "models/llm/generation_state.h"
 #include "models/llm/lookup_drafter.h"
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -37,6 +39,11 @@ struct SpeculationOptions {
     SpecMode mode = SpecMode::Off;
     std::int64_t draft_max = 16;  // most guessed tokens per pass
     LookupOptions lookup;
+    // Pause drafting while the measured passes say it does not pay: when the tokens a drafted
+    // pass yields, times a plain pass's time, fall short of a drafted pass's time (an f16 model
+    // takes 2-3x as long for 2 rows as for 1 on this CPU, a Q8_0 one about as long). Off for
+    // drafts that depend only on the tokens (the tests compare them).
+    bool weigh_cost = true;
 };
 
 // What one verification decided.
@@ -69,6 +76,7 @@ public:
 
 private:
     void adapt(std::size_t drafted, std::size_t accepted);
+    void weigh(std::size_t drafted, std::size_t accepted);
 
     SpeculationOptions options_;
     LookupDrafter drafter_;
@@ -77,7 +85,12 @@ private:
     std::int64_t limit_ = 0;      // the next draft's most tokens
     std::int64_t misses_ = 0;     // drafts in a row rejected from their first token
     std::int64_t paused_ = 0;     // tokens to decode before drafting again
+    std::int64_t unpaid_ = 0;     // drafted passes in a row that did not pay for their time
     std::int64_t drafted_ = 0, accepted_ = 0;
+    // Running means (exponential, weight 1/4) of a pass's seconds without and with a draft, and
+    // of the tokens a drafted pass yields; 0 until measured.
+    std::chrono::steady_clock::time_point pass_start_;
+    double plain_pass_s_ = 0, drafted_pass_s_ = 0, drafted_pass_tokens_ = 0;
 };
 
 }  // namespace forge::llm

@@ -136,6 +136,7 @@ SpeculationOptions lookup(std::shared_ptr<const std::vector<std::int32_t>> refer
     o.mode = SpecMode::Lookup;
     o.draft_max = draft_max;
     o.lookup.reference = std::move(reference);
+    o.weigh_cost = false;  // drafts that depend only on the tokens
     return o;
 }
 
@@ -190,6 +191,11 @@ TEST_P(GreedyIdentity, SpeculationGivesTheSameTokens) {
     EXPECT_EQ(quoted.text, plain.text);
     EXPECT_GE(quoted.stats.drafted_tokens, 50);
     EXPECT_GE(quoted.stats.accepted_tokens * 10, quoted.stats.drafted_tokens * 8);
+
+    // Drafting paused by measured cost: when it drafts depends on the clock, never the tokens.
+    SpeculationOptions weighed = lookup(continuation, 16);
+    weighed.weigh_cost = true;
+    EXPECT_EQ(generate(model, format.tokenizer(), prompt, greedy(64, format.tokenizer()), weighed).tokens, plain.tokens);
 
     // A reference with nothing in common: nothing to guess, the same tokens.
     std::vector<std::int32_t> unrelated(200);
