@@ -1,13 +1,16 @@
 // `forge chat [MODEL.gguf|default] [-p PROMPT] [-n N] [--raw] [--system S] [--no-think] [--temp T]
 // [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--ctx N] [--kv-type f16|f32]
-// [--json-schema FILE | --regex PATTERN | --grammar-file F.gbnf]`
+// [--json-schema FILE | --regex PATTERN | --grammar-file F.gbnf] [--spec off|lookup] [--draft-max N]
+// [--lookup-file F]`
 //
 // With -p: one answer, streamed to stdout. Without: the REPL of app/chat_repl.h (line editing
 // and history on a terminal, /help, /reset, /system, /save, /exit, Ctrl-C). Each turn renders the whole conversation with the model's chat template
 // (--raw: the text as is), and only the tokens past what the KV cache already holds are
 // evaluated (models/llm/sequence_generator.h). When the conversation outgrows --ctx, the oldest turns
 // are dropped with a warning. The context defaults to the model's trained length when that is
-// under 4096; a --ctx past it warns (app/context_size.h). Load time and prompt/generation speed go to stderr.
+// under 4096; a --ctx past it warns (app/context_size.h). --spec lookup decodes speculatively
+// (models/llm/speculator.h): the same answer, more tokens per pass where the text repeats itself
+// or quotes --lookup-file. Load time and prompt/generation speed (with the draft acceptance) go to stderr.
 #include "app/bundled_models.h"
 #include "app/chat_grammar.h"
 #include "app/chat_repl.h"
@@ -15,6 +18,7 @@
 #include "app/commands.h"
 #include "app/context_size.h"
 #include "app/line_input.h"
+#include "app/speculation_flags.h"
 #include "core/error.h"
 #include "core/infer/kv_cache.h"
 #include "models/llm/sequence_generator.h"
@@ -57,6 +61,7 @@ struct ChatCliOptions {
     std::int64_t n_ctx = 0;
     std::string kv_type = "f16";
     ChatGrammarFlags grammar;  // constrain every answer (models/llm/grammar/)
+    SpeculationFlags speculation;
 };
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -64,6 +69,7 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 // Token counts and times over the whole run, for the closing speed report.
 struct Speed {
     std::int64_t prompt_tokens = 0, generated_tokens = 0;
+    std::int64_t drafted_tokens = 0, accepted_tokens = 0;  // --spec
     double prompt_s = 0, generate_s = 0;
 };
 
@@ -73,7 +79,8 @@ public:
         : o_(o),
           system_(o.system),
           format_(model),
-          generator_(model, format_.tokenizer(), llm::SessionOptions{o.n_ctx, 512, llm::kv_type_from_name(o.kv_type)}),
+          generator_(model, format_.tokenizer(), llm::SessionOptions{o.n_ctx, 512, llm::kv_type_from_name(o.kv_type)},
+                     speculation_options(o.speculation, format_.tokenizer())),
           sampler_(o.sampling, model.hparams().n_vocab) {
         generation_.sampling = o.sampling;
         generation_.max_tokens = o.n_predict;
@@ -105,6 +112,8 @@ public:
         speed_.prompt_s += stats.prompt_s;
         speed_.generated_tokens += stats.generated_tokens;
         speed_.generate_s += stats.generate_s;
+        speed_.drafted_tokens += stats.drafted_tokens;
+        speed_.accepted_tokens += stats.accepted_tokens;
         history_.push_back({"assistant", format_.tokenizer().decode(generator_.answer()), ""});
         return stats.finish != llm::FinishReason::Cancelled;
     }
@@ -192,9 +201,10 @@ int run_chat(ChatCliOptions o) {
         run_repl(chat, *open_line_input());
     }
     const Speed& s = chat.speed();
-    spdlog::info("prompt: {} tokens, {:.1f} tok/s; generation: {} tokens, {:.1f} tok/s", s.prompt_tokens,
+    spdlog::info("prompt: {} tokens, {:.1f} tok/s; generation: {} tokens, {:.1f} tok/s{}", s.prompt_tokens,
                  s.prompt_s > 0 ? static_cast<double>(s.prompt_tokens) / s.prompt_s : 0.0, s.generated_tokens,
-                 s.generate_s > 0 ? static_cast<double>(s.generated_tokens) / s.generate_s : 0.0);
+                 s.generate_s > 0 ? static_cast<double>(s.generated_tokens) / s.generate_s : 0.0,
+                 acceptance_text(s.drafted_tokens, s.accepted_tokens, s.generated_tokens));
     return 0;
 }
 
@@ -224,6 +234,7 @@ void add_chat_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--regex", o->grammar.regex, "Answers match this regular expression (the grammar engine's subset)")->check(regex_pattern());
     cmd->add_option("--grammar-file", o->grammar.grammar_file, "Answers follow this GBNF grammar file (llama.cpp's notation; docs/GRAMMAR.md)");
     cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0")->check(kv_cache_type());
+    add_speculation_flags(*cmd, o->speculation);
     commands.add(cmd, [o] { return run_chat(*o); });
 }
 

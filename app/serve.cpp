@@ -12,6 +12,8 @@
 #include "app/commands.h"
 #include "app/serve/options.h"
 #include "app/serve/server.h"
+#include "app/speculation_flags.h"
+#include "app/text_file.h"
 #include "core/error.h"
 #include "core/infer/kv_cache.h"
 #include "core/thread_pool.h"
@@ -52,7 +54,9 @@ std::string build_tag() {
 }
 
 // -c is capped per model at the length it was trained on, when the model loads (server.cpp).
-int run_serve(serve::ServeOptions o, std::optional<std::int64_t> ctx_size, int threads) {
+int run_serve(serve::ServeOptions o, std::optional<std::int64_t> ctx_size, int threads, const SpeculationFlags& speculation) {
+    o.speculation = speculation_options(speculation);
+    if (speculation.lookup_file) o.lookup_text = read_text_file(*speculation.lookup_file);
     if (threads > 0) ThreadPool::set_global_threads(threads);
     o.model = resolve_model(o);
     o.ctx_size_given = ctx_size.has_value();
@@ -121,7 +125,9 @@ void add_serve_command(CLI::App& forge, CommandTable& commands) {
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{3600}));
     cmd->add_option("--body-budget", o->body_budget_mib, "MiB of request bodies held at once; more get 503 (default 64)")
         ->check(CLI::Range(std::int64_t{8}, std::int64_t{1} << 20));
-    commands.add(cmd, [o, ctx_size, threads] { return run_serve(*o, *ctx_size, *threads); });
+    auto speculation = std::make_shared<SpeculationFlags>();
+    add_speculation_flags(*cmd, *speculation);
+    commands.add(cmd, [o, ctx_size, threads, speculation] { return run_serve(*o, *ctx_size, *threads, *speculation); });
 }
 
 }  // namespace forge::app

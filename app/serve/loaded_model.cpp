@@ -14,12 +14,14 @@ namespace forge::app::serve {
 
 namespace {
 
-llm::SchedulerOptions scheduler_options(const ServeOptions& o, std::int64_t n_ctx) {
+llm::SchedulerOptions scheduler_options(const ServeOptions& o, std::int64_t n_ctx, const llm::Tokenizer& tokenizer) {
     llm::SchedulerOptions s;
     s.n_slots = o.parallel;
     s.n_ctx = n_ctx;
     s.max_queue = o.queue;
     s.kv_type = llm::kv_type_from_name(o.kv_type);
+    s.speculation = o.speculation;
+    if (!o.lookup_text.empty()) s.speculation.lookup.reference = llm::lookup_reference(tokenizer, o.lookup_text);
     return s;
 }
 
@@ -45,7 +47,7 @@ ChatModel::ChatModel(gguf::GgufFile file, const ServeOptions& options)
     : model(llm::Model::from_file(std::move(file))),
       n_ctx(slot_context(options, model)),
       format(model),
-      scheduler(model, format.tokenizer(), scheduler_options(options, n_ctx)),
+      scheduler(model, format.tokenizer(), scheduler_options(options, n_ctx, format.tokenizer())),
       vocabulary(std::make_shared<const llm::grammar::VocabularyIndex>(format.tokenizer())),
       tool_format(llm::tool_calls::detect_tool_format(format.chat_template())),
       longest_token(longest_token_bytes(format.tokenizer())) {}

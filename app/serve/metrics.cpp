@@ -19,6 +19,8 @@ void Metrics::record_finished(const llm::GenerationStats& stats) {
     prompt_us_ += microseconds(stats.prompt_s);
     generated_tokens_ += stats.generated_tokens;
     generate_us_ += microseconds(stats.generate_s);
+    drafted_tokens_ += stats.drafted_tokens;
+    accepted_tokens_ += stats.accepted_tokens;
     ++(stats.finish == llm::FinishReason::Cancelled ? cancelled_ : finished_);
 }
 
@@ -31,6 +33,11 @@ std::string Metrics::prometheus(const Load& load) const {
     metric(out, "forge_tokens_predicted_total", "counter", "Tokens generated.", static_cast<double>(generated_tokens_.load()));
     metric(out, "forge_tokens_predicted_seconds_total", "counter", "Seconds of generation, summed over requests.",
            static_cast<double>(generate_us_.load()) * 1e-6);
+    const auto drafted = static_cast<double>(drafted_tokens_.load()), accepted = static_cast<double>(accepted_tokens_.load());
+    metric(out, "forge_draft_tokens_total", "counter", "Draft tokens scored by speculative decoding (--spec).", drafted);
+    metric(out, "forge_draft_tokens_accepted_total", "counter", "Of those, tokens the model agreed with and kept.", accepted);
+    metric(out, "forge_draft_acceptance_ratio", "gauge", "Draft tokens accepted / scored (0 before any).",
+           drafted > 0 ? accepted / drafted : 0.0);
     metric(out, "forge_requests_finished_total", "counter", "Requests that ran to their end.", static_cast<double>(finished_.load()));
     metric(out, "forge_requests_cancelled_total", "counter", "Requests cancelled (client gone, shutdown).",
            static_cast<double>(cancelled_.load()));

@@ -30,6 +30,7 @@ private:
     std::atomic<std::int64_t> prompt_tokens_{0}, prompt_us_{0};
     std::atomic<std::int64_t> generated_tokens_{0}, generate_us_{0};
     std::atomic<std::int64_t> finished_{0}, cancelled_{0}, rejected_{0};
+    std::atomic<std::int64_t> drafted_tokens_{0}, accepted_tokens_{0};  // speculative decoding
 };
 
 }  // namespace forge::app::serve

@@ -108,6 +108,27 @@ json usage_json(const llm::GenerationStats& stats) {
             {"prompt_tokens_details", {{"cached_tokens", stats.cached_tokens}}}};
 }
 
+// llama-server's per-response timings; the draft counts only when speculation drafted.
+json timings_json(const llm::GenerationStats& stats) {
+    const auto per = [](double ms, std::int64_t n) { return n > 0 ? ms / static_cast<double>(n) : 0.0; };
+    const auto rate = [](std::int64_t n, double ms) { return ms > 0 ? 1e3 * static_cast<double>(n) / ms : 0.0; };
+    const std::int64_t prompt_n = stats.prompt_tokens - stats.cached_tokens;
+    const double prompt_ms = stats.prompt_s * 1e3, predicted_ms = stats.generate_s * 1e3;
+    json timings = {{"prompt_n", prompt_n},
+                    {"prompt_ms", prompt_ms},
+                    {"prompt_per_token_ms", per(prompt_ms, prompt_n)},
+                    {"prompt_per_second", rate(prompt_n, prompt_ms)},
+                    {"predicted_n", stats.generated_tokens},
+                    {"predicted_ms", predicted_ms},
+                    {"predicted_per_token_ms", per(predicted_ms, stats.generated_tokens)},
+                    {"predicted_per_second", rate(stats.generated_tokens, predicted_ms)}};
+    if (stats.drafted_tokens > 0) {
+        timings["draft_n"] = stats.drafted_tokens;
+        timings["draft_n_accepted"] = stats.accepted_tokens;
+    }
+    return timings;
+}
+
 json logprobs_json(Endpoint endpoint, std::span<const llm::TokenLogprob> logprobs, const llm::Tokenizer& tokenizer,
                    std::size_t offset) {
     return endpoint == Endpoint::ChatCompletions ? chat_logprobs(logprobs, tokenizer)
@@ -131,6 +152,7 @@ json full_response(const ResponseMeta& meta, const Answer& answer, const llm::To
     json response = header(meta, false);
     response["choices"] = json::array({choice});
     response["usage"] = usage_json(answer.stats);
+    response["timings"] = timings_json(answer.stats);
     return response;
 }
 
@@ -157,6 +179,7 @@ json usage_chunk_json(const ResponseMeta& meta, const llm::GenerationStats& stat
     json chunk = header(meta, true);
     chunk["choices"] = json::array();
     chunk["usage"] = usage_json(stats);
+    chunk["timings"] = timings_json(stats);
     return chunk;
 }
 

@@ -41,6 +41,9 @@ std::string random_id(std::string_view prefix, int n);
 std::string finish_reason(llm::FinishReason reason, bool made_calls = false);
 
 nlohmann::json usage_json(const llm::GenerationStats& stats);
+// llama-server's "timings" (prompt_n, prompt_ms, ..., predicted_per_second; draft_n and
+// draft_n_accepted when speculative decoding drafted): on a full response and the usage chunk.
+nlohmann::json timings_json(const llm::GenerationStats& stats);
 
 // The "logprobs" of a choice for these tokens: chat's {"content": [{token, logprob, bytes,
 // top_logprobs}]} or completions' {tokens, token_logprobs, top_logprobs, text_offset}

@@ -1,6 +1,8 @@
 // `forge serve`'s options, spelled as llama-server spells the same ones.
 #pragma once
 
+#include "models/llm/speculator.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +33,9 @@ struct ServeOptions {
     std::string build_info;            // "b<version>-<commit>", for GET /props
     std::int64_t queue = 64;           // requests waiting for a slot before 503
     std::string kv_type = "f16";
+    // --spec, --draft-max; --lookup-file's text, tokenized for each model it serves.
+    llm::SpeculationOptions speculation;
+    std::string lookup_text;
     std::string pooling;               // --pooling: the embedding routes' pooling instead of the file's
     std::size_t max_body = 8u << 20;   // bytes of a request body before 413
     // Hostile clients (http_server.h): connections served at once (0: parallel + queue + 16),

@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace forge::llm {
@@ -63,8 +64,13 @@ struct GenerationStats {
     std::int64_t cached_tokens = 0;     // of those, already in the KV cache (not evaluated)
     std::int64_t generated_tokens = 0;  // tokens sampled and kept (EOG and stop tokens excluded)
     double prompt_s = 0, generate_s = 0;
+    // Speculative decoding (models/llm/speculator.h): guessed tokens scored, and of those kept.
+    std::int64_t drafted_tokens = 0, accepted_tokens = 0;
     FinishReason finish = FinishReason::EndOfGeneration;
 };
+
+// Called with each safe piece of text; return false to cancel the generation.
+using TextSink = std::function<bool(std::string_view)>;
 
 class GenerationState {
 public:

@@ -44,17 +44,40 @@ void RequestHandle::complete(RequestResult result) {
     finished_.notify_all();
 }
 
+namespace {
+
+// Decode rows one slot may add in a step: its pending token and a full draft.
+std::int64_t rows_per_slot(const SchedulerOptions& options) {
+    return Speculator(options.speculation, 0).max_rows();
+}
+
+// Rows a forward pass may hold: the batch budget, and at least every slot's decode rows.
+std::int64_t pass_rows(const SchedulerOptions& options) {
+    return std::max(options.n_batch, options.n_slots * rows_per_slot(options));
+}
+
+}  // namespace
+
 Scheduler::Scheduler(const Model& model, const Tokenizer& tokenizer, const SchedulerOptions& options)
     : model_(model),
       tokenizer_(tokenizer),
       options_(options),
       cache_(make_kv_cache(model, options.n_slots, options.n_ctx, options.kv_type)),
-      forward_(model, std::max<std::int64_t>(options.n_batch, options.n_slots), cache_),
-      batch_(std::max<std::int64_t>(options.n_batch, options.n_slots)),
-      logits_(sz(options.n_slots * model.hparams().n_vocab)),
+      forward_(model, pass_rows(options), cache_),
+      batch_(pass_rows(options)),
+      logits_(sz(options.n_slots * rows_per_slot(options) * model.hparams().n_vocab)),
       slots_(sz(options.n_slots)) {
     check(options.n_batch > 0 && options.max_queue > 0, "scheduler: the batch and the queue must hold at least one");
-    for (Slot& slot : slots_) slot.tokens.reserve(sz(options.n_ctx));
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+        Slot& slot = slots_[s];
+        slot.tokens.reserve(sz(options.n_ctx));
+        slot.speculator = std::make_unique<Speculator>(options.speculation, options.n_ctx);
+        slot.emit = [this, s](std::string_view piece) {
+            Slot& owner = slots_[s];
+            owner.result.text += piece;
+            return !owner.request->request_.sink || owner.request->request_.sink(piece);
+        };
+    }
 }
 
 Scheduler::~Scheduler() { stop(); }
@@ -243,6 +266,7 @@ void Scheduler::admit(std::shared_ptr<RequestHandle> handle) {
     slot.sampler = std::make_unique<Sampler>(request.generation.sampling, model_.hparams().n_vocab);
     for (std::int32_t id : request.prompt) slot.sampler->accept(id);
     slot.generation = std::make_unique<GenerationState>(tokenizer_, request.generation, *slot.sampler);
+    slot.speculator->start(request.prompt);
     slot.result = RequestResult{};
     slot.result.slot = s;
     slot.result.stats.prompt_tokens = n_prompt;
@@ -254,17 +278,13 @@ void Scheduler::admit(std::shared_ptr<RequestHandle> handle) {
     slot.started = Clock::now();
 }
 
-// One decode row per generating slot first (their latency matters most), then prompt chunks
-// in slot order within what is left of the budget.
+// The decode rows of every generating slot first (their latency matters most), then prompt
+// chunks in slot order within what is left of the budget.
 void Scheduler::fill_batch() {
     batch_.clear();
     const std::int64_t budget = std::max<std::int64_t>(options_.n_batch, options_.n_slots);
     for (std::size_t s = 0; s < slots_.size(); ++s) {
-        Slot& slot = slots_[s];
-        if (!slot.request || !slot.pending) continue;
-        batch_.add({*slot.pending, static_cast<std::int64_t>(slot.tokens.size()), static_cast<std::int64_t>(s), true});
-        slot.tokens.push_back(*slot.pending);
-        slot.pending.reset();
+        if (slots_[s].request && slots_[s].pending) add_decode_rows(static_cast<std::int64_t>(s));
     }
     for (std::size_t s = 0; s < slots_.size() && batch_.size() < budget; ++s) {
         Slot& slot = slots_[s];
@@ -280,14 +300,38 @@ void Scheduler::fill_batch() {
     }
 }
 
-// Each row that wanted logits belongs to a different slot: sample its next token.
+// The pending token and its draft (models/llm/speculator.h), every row wanting logits.
+void Scheduler::add_decode_rows(std::int64_t s) {
+    Slot& slot = slots_[sz(s)];
+    const std::int32_t pending = *slot.pending;
+    slot.pending.reset();
+    const auto position = static_cast<std::int64_t>(slot.tokens.size());
+    const std::span<const std::int32_t> draft = slot.speculator->draft(pending, options_.n_ctx - position - 1);
+    batch_.add({pending, position, s, true});
+    slot.tokens.push_back(pending);
+    for (const std::int32_t token : draft) {
+        batch_.add({token, static_cast<std::int64_t>(slot.tokens.size()), s, true});
+        slot.tokens.push_back(token);
+    }
+    slot.drafted = static_cast<std::int64_t>(draft.size());
+}
+
+// The rows that wanted logits come in runs of one slot (a prompt's last row, or a slot's
+// decode rows): each run decides that slot's next token.
 void Scheduler::hand_out(std::span<const float> logits) {
     const auto n_vocab = sz(model_.hparams().n_vocab);
+    const std::span<const infer::BatchRow> rows = batch_.rows();
     std::size_t at = 0;
-    for (const infer::BatchRow& row : batch_.rows()) {
-        if (!row.wants_logits) continue;
-        advance(row.slot, logits.subspan(at * n_vocab, n_vocab));
-        ++at;
+    for (std::size_t i = 0; i < rows.size();) {
+        if (!rows[i].wants_logits) {
+            ++i;
+            continue;
+        }
+        std::size_t run = 1;
+        while (i + run < rows.size() && rows[i + run].wants_logits && rows[i + run].slot == rows[i].slot) ++run;
+        advance(rows[i].slot, logits.subspan(at * n_vocab, run * n_vocab));
+        at += run;
+        i += run;
     }
 }
 
@@ -295,25 +339,26 @@ void Scheduler::advance(std::int64_t s, std::span<const float> logits) {
     Slot& slot = slots_[sz(s)];
     slot.last_used = steps_;
     if (slot.prompt_read == Clock::time_point{}) slot.prompt_read = Clock::now();  // its first logits
-    std::optional<std::int32_t> id;
+    Verdict verdict;
     try {
-        id = slot.generation->next(logits, slot.piece);
+        verdict = slot.speculator->verify(*slot.generation, logits, slot.emit);
     } catch (const Error& e) {
         // The request's own input failed it here (a grammar too ambiguous at this point of the
         // text, models/llm/grammar/grammar_limits.h): that request ends with the error, the
-        // others run on.
+        // others run on. (The slot's cache holds the KV of its tokens, drafts included: still
+        // a valid prefix for the next request.)
         slot.result.error = e.what();
         return release(s, FinishReason::Cancelled);
     }
-    bool go_on = true;
-    if (!slot.piece.empty()) {
-        slot.result.text += slot.piece;
-        if (slot.request->request_.sink) go_on = slot.request->request_.sink(slot.piece);
-    }
-    if (!id) return release(s, std::nullopt);
-    if (!go_on || slot.request->cancelled()) return release(s, FinishReason::Cancelled);
+    // Roll the cache back past the first rejected guess.
+    const std::int64_t rejected = slot.drafted - verdict.accepted;
+    cache_.truncate(s, cache_.length(s) - rejected);
+    slot.tokens.resize(slot.tokens.size() - sz(rejected));
+    slot.drafted = 0;
+    if (!verdict.next) return release(s, std::nullopt);
+    if (verdict.cancelled || slot.request->cancelled()) return release(s, FinishReason::Cancelled);
     if (static_cast<std::int64_t>(slot.tokens.size()) >= options_.n_ctx) return release(s, FinishReason::ContextFull);
-    slot.pending = *id;
+    slot.pending = *verdict.next;
 }
 
 // The request is over (`reason`, or why its GenerationState ended): it gets its result; the slot
@@ -333,6 +378,10 @@ void Scheduler::release(std::int64_t s, std::optional<FinishReason> reason) {
     GenerationStats& stats = slot.result.stats;
     stats.generated_tokens = slot.generation->generated();
     stats.finish = slot.generation->finish_reason();
+    stats.drafted_tokens = slot.speculator->drafted();
+    stats.accepted_tokens = slot.speculator->accepted();
+    drafted_ += stats.drafted_tokens;
+    accepted_ += stats.accepted_tokens;
     const bool read = slot.prompt_read != Clock::time_point{};
     stats.prompt_s = seconds_between(slot.started, read ? slot.prompt_read : now);
     stats.generate_s = read ? seconds_between(slot.prompt_read, now) : 0.0;
@@ -341,6 +390,7 @@ void Scheduler::release(std::int64_t s, std::optional<FinishReason> reason) {
     slot.request.reset();
     --running_;
     slot.pending.reset();
+    slot.drafted = 0;
     slot.generation.reset();
     slot.sampler.reset();
     slot.prompt_read = {};

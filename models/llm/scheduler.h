@@ -13,6 +13,10 @@
 // batched with others (every row of the forward pass depends only on its own sequence), at any
 // thread count. Sampling is per request (its own seed).
 //
+// Speculative decoding (options.speculation, models/llm/speculator.h): each generating slot
+// drafts on its own, its decode rows are the pending token and its draft, and after the pass
+// its cache is rolled back past the first rejected guess: the same tokens, fewer steps.
+//
 // Threads: one thread owns every forward pass — the scheduler's own, after start(), or the
 // caller of step() when it is not started (tests, benchmarks). Other threads only submit,
 // cancel and wait. Text pieces are handed to the request's sink on the scheduler thread.
@@ -25,6 +29,7 @@
 #include "models/llm/generation_state.h"
 #include "models/llm/sequence_generator.h"
 #include "models/llm/model.h"
+#include "models/llm/speculator.h"
 
 #include <atomic>
 #include <chrono>
@@ -46,6 +51,7 @@ struct SchedulerOptions {
     std::int64_t n_batch = 512;    // rows per forward pass (decode rows + prompt chunks)
     std::int64_t max_queue = 64;   // requests waiting for a slot
     infer::KvType kv_type = infer::KvType::F16;
+    SpeculationOptions speculation;  // off by default
 };
 
 struct Request {
@@ -129,6 +135,9 @@ public:
     // The tokens a slot's KV cache holds (for tests and reports).
     const std::vector<std::int32_t>& slot_tokens(std::int64_t slot) const { return slots_.at(static_cast<std::size_t>(slot)).tokens; }
     std::int64_t steps() const { return steps_; }
+    // Speculative decoding over every finished request: guessed tokens scored, and kept.
+    std::int64_t drafted_tokens() const { return drafted_.load(); }
+    std::int64_t accepted_tokens() const { return accepted_.load(); }
     // Every slot as of the latest step, readable from any thread.
     std::vector<SlotState> slot_states() const;
 
@@ -140,6 +149,9 @@ private:
         std::int64_t last_used = 0;
         std::size_t prompt_done = 0;                   // prompt tokens in the cache
         std::optional<std::int32_t> pending;           // the next token to evaluate
+        std::unique_ptr<Speculator> speculator;        // drafts for the pending token
+        std::int64_t drafted = 0;                      // draft rows in this step's batch
+        TextSink emit;                                 // a text piece -> the result and the request's sink
         std::unique_ptr<Sampler> sampler;
         std::unique_ptr<GenerationState> generation;
         RequestResult result;
@@ -153,6 +165,7 @@ private:
     void fill_batch();
     void hand_out(std::span<const float> logits);
     void advance(std::int64_t slot, std::span<const float> logits);
+    void add_decode_rows(std::int64_t slot);
     void release(std::int64_t slot, std::optional<FinishReason> reason);
     void loop();
     void publish_slot_states();
@@ -163,10 +176,11 @@ private:
     infer::KvCache cache_;
     Forward forward_;
     infer::Batch batch_;
-    std::vector<float> logits_;                        // [n_slots, n_vocab]: one row per slot at most
+    std::vector<float> logits_;                        // [n_slots * rows per slot, n_vocab]
     std::vector<Slot> slots_;
     std::int64_t steps_ = 0;
     std::atomic<std::int64_t> running_{0};
+    std::atomic<std::int64_t> drafted_{0}, accepted_{0};
     mutable std::mutex states_mutex_;
     std::vector<SlotState> states_;  // what slot_states() reads: copied from slots_ after each step
 

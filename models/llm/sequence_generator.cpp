@@ -32,9 +32,19 @@ std::string PromptFormat::render(std::span<const ChatMessage> messages, ChatOpti
 
 std::vector<std::int32_t> PromptFormat::raw(std::string_view text) const { return tokenizer_.encode(text, true, true); }
 
-SequenceGenerator::SequenceGenerator(const Model& model, const Tokenizer& tokenizer, const SessionOptions& options)
-    : tokenizer_(tokenizer), session_(model, options) {
-    cached_.reserve(static_cast<std::size_t>(session_.n_ctx()));  // decoding appends without reallocating
+SequenceGenerator::SequenceGenerator(const Model& model, const Tokenizer& tokenizer, const SessionOptions& options,
+                                     const SpeculationOptions& speculation)
+    : tokenizer_(tokenizer),
+      n_vocab_(static_cast<std::size_t>(model.hparams().n_vocab)),
+      session_(model, options),
+      speculator_(speculation, session_.n_ctx()) {
+    check(speculator_.max_rows() <= std::max<std::int64_t>(1, options.n_batch),
+          "--draft-max {} does not fit a batch of {} tokens", speculator_.max_rows() - 1, options.n_batch);
+    // Decoding appends without reallocating.
+    cached_.reserve(static_cast<std::size_t>(session_.n_ctx()));
+    rows_.reserve(static_cast<std::size_t>(speculator_.max_rows()));
+    if (speculator_.active())
+        rows_logits_.resize(static_cast<std::size_t>(speculator_.max_rows()) * n_vocab_);
 }
 
 void SequenceGenerator::reset() {
@@ -64,13 +74,15 @@ GenerationStats SequenceGenerator::generate(std::span<const std::int32_t> prompt
     for (std::int32_t id : fresh) sampler.accept(id);
 
     GenerationState generation(tokenizer_, options, sampler);
+    speculator_.start(prompt);
     std::string piece;
     const auto start = Clock::now();
+    // Each pass evaluates the pending token and its draft (none without speculation), and the
+    // verdict keeps what the model agrees with (models/llm/speculator.h).
+    Verdict verdict = speculator_.verify(generation, logits, sink);
     while (true) {
-        const std::optional<std::int32_t> id = generation.next(logits, piece);
-        const bool go_on = piece.empty() || sink(piece);
-        if (!id) break;
-        if (!go_on) {
+        if (!verdict.next) break;
+        if (verdict.cancelled) {
             generation.finish(FinishReason::Cancelled, piece);
             break;
         }
@@ -79,12 +91,27 @@ GenerationStats SequenceGenerator::generate(std::span<const std::int32_t> prompt
             if (!piece.empty()) sink(piece);
             break;
         }
-        const std::int32_t token = *id;
-        logits = session_.eval(std::span(&token, 1));
-        cached_.push_back(token);
+        rows_.assign(1, *verdict.next);
+        const std::span<const std::int32_t> draft = speculator_.draft(*verdict.next, session_.n_ctx() - session_.n_past() - 1);
+        rows_.insert(rows_.end(), draft.begin(), draft.end());
+        const auto n_draft = static_cast<std::int64_t>(draft.size());
+        if (n_draft == 0) {
+            logits = session_.eval(rows_);
+        } else {
+            const auto all = std::span(rows_logits_).first(rows_.size() * n_vocab_);
+            session_.eval(rows_, all);
+            logits = all;
+        }
+        cached_.insert(cached_.end(), rows_.begin(), rows_.end());
+        verdict = speculator_.verify(generation, logits, sink);
+        const std::int64_t rejected = n_draft - verdict.accepted;
+        session_.truncate(session_.n_past() - rejected);
+        cached_.resize(static_cast<std::size_t>(session_.n_past()));
     }
     stats.generate_s = seconds_since(start);
     stats.generated_tokens = generation.generated();
+    stats.drafted_tokens = speculator_.drafted();
+    stats.accepted_tokens = speculator_.accepted();
     answer_ = generation.tokens();
     stats.finish = generation.finish_reason();
     return stats;

@@ -1,7 +1,8 @@
 // Text generation for one sequence at a time on a Session: prompt (a conversation through the
 // model's chat template, or raw text) -> tokens, reuse of the prefix the session's KV cache
 // already holds, then GenerationState (models/llm/generation_state.h) until it ends, streaming each safe
-// text piece to a callback. `forge chat` is a loop over this. Many sequences at once: the
+// text piece to a callback; with speculation on, several tokens per forward pass
+// (models/llm/speculator.h), the same tokens. `forge chat` is a loop over this. Many sequences at once: the
 // Scheduler (models/llm/scheduler.h), which drives the same GenerationState.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include "models/llm/model.h"
 #include "models/llm/sampler.h"
 #include "models/llm/session.h"
+#include "models/llm/speculator.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <atomic>
@@ -45,12 +47,10 @@ private:
     std::string template_;
 };
 
-// Called with each safe piece of text; return false to cancel the generation.
-using TextSink = std::function<bool(std::string_view)>;
-
 class SequenceGenerator {
 public:
-    SequenceGenerator(const Model& model, const Tokenizer& tokenizer, const SessionOptions& options);
+    SequenceGenerator(const Model& model, const Tokenizer& tokenizer, const SessionOptions& options,
+                      const SpeculationOptions& speculation = {});
 
     // Evaluate what the session lacks of `prompt` (the longest common prefix with what it
     // holds is kept; at least one token is evaluated), then generate. `sampler` may carry state
@@ -66,7 +66,11 @@ public:
 
 private:
     const Tokenizer& tokenizer_;
+    std::size_t n_vocab_;
     Session session_;
+    Speculator speculator_;
+    std::vector<std::int32_t> rows_;    // one pass: the pending token and its draft
+    std::vector<float> rows_logits_;    // [rows, n_vocab]
     std::vector<std::int32_t> cached_;  // the tokens in the KV cache, in order
     std::vector<std::int32_t> answer_;
 };

@@ -541,6 +541,42 @@ TEST(ServeMetrics, PrometheusText) {
     EXPECT_NE(text.find("forge_requests_deferred 3\n"), std::string::npos);
     EXPECT_NE(text.find("forge_slots_busy 1\n"), std::string::npos);
     EXPECT_NE(text.find("forge_slots_total 4\n"), std::string::npos);
+    EXPECT_NE(text.find("forge_draft_acceptance_ratio 0\n"), std::string::npos);
+}
+
+TEST(ServeMetrics, DraftAcceptance) {
+    Metrics metrics;
+    llm::GenerationStats stats;
+    stats.drafted_tokens = 40;
+    stats.accepted_tokens = 30;
+    metrics.record_finished(stats);
+    const std::string text = metrics.prometheus(Load{});
+    EXPECT_NE(text.find("forge_draft_tokens_total 40\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("forge_draft_tokens_accepted_total 30\n"), std::string::npos);
+    EXPECT_NE(text.find("forge_draft_acceptance_ratio 0.75\n"), std::string::npos);
+}
+
+// llama-server's timings; the draft counts only when speculative decoding drafted.
+TEST(ServeResponse, TimingsCarryTheDraftCounts) {
+    llm::GenerationStats stats;
+    stats.prompt_tokens = 12;
+    stats.cached_tokens = 2;
+    stats.prompt_s = 0.5;
+    stats.generated_tokens = 8;
+    stats.generate_s = 2.0;
+    json timings = timings_json(stats);
+    EXPECT_EQ(timings["prompt_n"], 10);
+    EXPECT_DOUBLE_EQ(timings["prompt_per_second"].get<double>(), 20.0);
+    EXPECT_EQ(timings["predicted_n"], 8);
+    EXPECT_DOUBLE_EQ(timings["predicted_per_token_ms"].get<double>(), 250.0);
+    EXPECT_FALSE(timings.contains("draft_n"));
+    stats.drafted_tokens = 6;
+    stats.accepted_tokens = 4;
+    timings = timings_json(stats);
+    EXPECT_EQ(timings["draft_n"], 6);
+    EXPECT_EQ(timings["draft_n_accepted"], 4);
+    const ResponseMeta meta = new_response_meta(Endpoint::Completions, "m");
+    EXPECT_EQ(usage_chunk_json(meta, stats)["timings"], timings);
 }
 
 }  // namespace

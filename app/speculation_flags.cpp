@@ -1,0 +1,48 @@
+#include "app/speculation_flags.h"
+
+#include "app/cli_checks.h"
+#include "app/text_file.h"
+#include "core/error.h"
+
+#include <fmt/format.h>
+
+
+namespace forge::app {
+
+void add_speculation_flags(CLI::App& command, SpeculationFlags& flags) {
+    command
+        .add_option("--spec", flags.spec,
+                    "Speculative decoding: off, or lookup (guess from n-grams of the prompt, the answer and "
+                    "--lookup-file; the same tokens, more per pass) (default off; lookup with --lookup-file)")
+        ->check(accepted_by([](const std::string& name) { (void)llm::spec_mode_from_name(name); }, "off|lookup"));
+    command.add_option("--draft-max", flags.draft_max, "Most guessed tokens per pass with --spec (default 16)")
+        ->check(CLI::Range(std::int64_t{1}, llm::kMaxDraft));
+    command.add_option("--lookup-file", flags.lookup_file, "A text the answer may quote: --spec lookup searches it too")
+        ->check(input_file());
+}
+
+llm::SpeculationOptions speculation_options(const SpeculationFlags& flags) {
+    llm::SpeculationOptions options;
+    options.mode = flags.spec ? llm::spec_mode_from_name(*flags.spec)
+                              : (flags.lookup_file ? llm::SpecMode::Lookup : llm::SpecMode::Off);
+    options.draft_max = flags.draft_max;
+    check(!flags.lookup_file || options.mode == llm::SpecMode::Lookup, "--lookup-file {} needs --spec lookup, not --spec {}",
+          flags.lookup_file.value_or(""), flags.spec.value_or("off"));
+    return options;
+}
+
+llm::SpeculationOptions speculation_options(const SpeculationFlags& flags, const llm::Tokenizer& tokenizer) {
+    llm::SpeculationOptions options = speculation_options(flags);
+    if (flags.lookup_file) options.lookup.reference = llm::lookup_reference(tokenizer, read_text_file(*flags.lookup_file));
+    return options;
+}
+
+std::string acceptance_text(std::int64_t drafted, std::int64_t accepted, std::int64_t generated) {
+    if (drafted <= 0) return {};
+    const std::int64_t passes = std::max<std::int64_t>(1, generated - accepted);
+    return fmt::format("; draft acceptance {:.1f}% ({}/{}), {:.2f} tokens per pass",
+                       100.0 * static_cast<double>(accepted) / static_cast<double>(drafted), accepted, drafted,
+                       static_cast<double>(generated) / static_cast<double>(passes));
+}
+
+}  // namespace forge::app
