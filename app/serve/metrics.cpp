@@ -12,6 +12,23 @@ void metric(std::string& out, const char* name, const char* type, const char* he
     out += fmt::format("# HELP {0} {1}\n# TYPE {0} {2}\n{0} {3}\n", name, help, type, value);
 }
 
+// A label value as the text format writes it: backslash, double quote and newline escaped.
+std::string label_value(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        if (c == '\\' || c == '"') out += '\\';
+        out += c == '\n' ? std::string("\\n") : std::string(1, c);
+    }
+    return out;
+}
+
+// One gauge with a sample per loaded model.
+void per_model(std::string& out, const char* name, const char* help, const std::vector<ModelLoad>& models,
+               std::int64_t SchedulerLoad::*field) {
+    out += fmt::format("# HELP {0} {1}\n# TYPE {0} gauge\n", name, help);
+    for (const ModelLoad& m : models) out += fmt::format("{}{{model=\"{}\"}} {}\n", name, label_value(m.model), m.load.*field);
+}
+
 }  // namespace
 
 void Metrics::record_finished(const llm::GenerationStats& stats) {
@@ -47,6 +64,11 @@ std::string Metrics::prometheus(const Load& load) const {
     metric(out, "forge_requests_deferred", "gauge", "Requests waiting for a slot.", static_cast<double>(load.queued));
     metric(out, "forge_slots_busy", "gauge", "Slots in use.", static_cast<double>(load.running));
     metric(out, "forge_slots_total", "gauge", "Slots (--parallel).", static_cast<double>(load.slots));
+    metric(out, "forge_models_loaded", "gauge", "Models loaded now.", static_cast<double>(load.models.size()));
+    per_model(out, "forge_model_requests_processing", "Requests holding a slot of this model.", load.models, &SchedulerLoad::running);
+    per_model(out, "forge_model_requests_deferred", "Requests waiting for a slot of this model.", load.models, &SchedulerLoad::queued);
+    per_model(out, "forge_model_slots_total", "This model's slots (--parallel; 0 for an embedding model).", load.models,
+              &SchedulerLoad::slots);
     return out;
 }
 

@@ -1,6 +1,7 @@
 // The server's counters, rendered as Prometheus text for GET /metrics: tokens and seconds of
 // prompt reading and generation, requests by outcome, and the scheduler's load at the moment
-// of the scrape (requests running and queued, slots busy of all).
+// of the scrape (requests running and queued, slots busy of all, and the same per loaded model,
+// labelled {model="ID"}, so a many-model server shows which model is busy).
 #pragma once
 
 #include "models/llm/generation_state.h"
@@ -8,14 +9,27 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace forge::app::serve {
 
-// The scheduler's state when /metrics is read.
-struct Load {
+// One scheduler's state when /metrics is read.
+struct SchedulerLoad {
     std::int64_t running = 0;  // requests holding a slot (= slots busy)
     std::int64_t queued = 0;   // requests waiting for a slot
     std::int64_t slots = 0;    // all slots
+};
+
+// A loaded model's load; an embedding-only model has no slots (its requests run on their
+// HTTP thread).
+struct ModelLoad {
+    std::string model;  // its id in the API
+    SchedulerLoad load;
+};
+
+// The server's: the sum over the loaded models, and each of them.
+struct Load : SchedulerLoad {
+    std::vector<ModelLoad> models;
 };
 
 class Metrics {

@@ -197,12 +197,14 @@ void Server::metrics(httplib::Response& res) const {
     if (!options_.metrics) {
         return send_json(res, 501, error_body(501, "This server does not serve /metrics: start it with --metrics"));
     }
-    Load load;  // summed over the models loaded
+    Load load;  // summed over the models loaded, and each of them
     for (const auto& loaded : registry_.loaded()) {
+        ModelLoad& m = load.models.emplace_back(ModelLoad{loaded->name, {}});
         if (!loaded->is_chat()) continue;  // an embedding model's requests run on their HTTP thread
-        load.slots += options_.parallel;
-        load.running += loaded->chat->scheduler.running();
-        load.queued += loaded->chat->scheduler.queued();
+        m.load = {loaded->chat->scheduler.running(), loaded->chat->scheduler.queued(), options_.parallel};
+        load.slots += m.load.slots;
+        load.running += m.load.running;
+        load.queued += m.load.queued;
     }
     res.set_content(metrics_.prometheus(load), "text/plain; version=0.0.4");
 }

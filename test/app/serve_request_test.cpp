@@ -544,6 +544,21 @@ TEST(ServeMetrics, PrometheusText) {
     EXPECT_NE(text.find("forge_draft_acceptance_ratio 0\n"), std::string::npos);
 }
 
+// A many-model server: each loaded model's load under its own label, names escaped as the
+// text format asks; an embedding model has no slots.
+TEST(ServeMetrics, EachLoadedModelHasItsLabel) {
+    Load load;
+    load.models.push_back({"qwen3-0.6b", {2, 5, 4}});
+    load.models.push_back({"bge \"small\"", {}});
+    const std::string text = Metrics().prometheus(load);
+    EXPECT_NE(text.find("forge_models_loaded 2\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("# TYPE forge_model_requests_processing gauge\nforge_model_requests_processing{model=\"qwen3-0.6b\"} 2\n"),
+              std::string::npos);
+    EXPECT_NE(text.find("forge_model_requests_deferred{model=\"qwen3-0.6b\"} 5\n"), std::string::npos);
+    EXPECT_NE(text.find("forge_model_slots_total{model=\"qwen3-0.6b\"} 4\n"), std::string::npos);
+    EXPECT_NE(text.find("forge_model_slots_total{model=\"bge \\\"small\\\"\"} 0\n"), std::string::npos);
+}
+
 TEST(ServeMetrics, DraftAcceptance) {
     Metrics metrics;
     llm::GenerationStats stats;
