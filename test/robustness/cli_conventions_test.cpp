@@ -62,6 +62,7 @@ const std::vector<Command>& commands() {
         {"nam capture-signal", {}, {}, "", "--short " + scratch("signal.wav")},
         {"nam profile", {}, "--simulate --out x.nam --epochs 0", "--epochs", {}},
         {"nam devices", {}, {}, "", {}},
+        {"nam live", kMissing + " --seconds 1", kNam + " --block 0", "--block", {}},
         {"quantize", kMissing + " " + scratch("q.gguf") + " Q8_0", kModel + " x.gguf Q9_9", "TYPE", {}},
         {"serve", kMissing, kModel + " --port 70000", "--port", {}},
         {"tokenize", kMissing + " --text hi", {}, "", kModel + " --text hi"},
