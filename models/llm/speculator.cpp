@@ -102,10 +102,6 @@ void Speculator::adapt(std::size_t drafted, std::size_t accepted) {
     }
 }
 
-}  // namespace forge::llm
-
-namespace forge::llm {
-
 // The pass just verified (drafting, the forward pass, sampling: all since draft()) joins the
 // running means; a drafted pass is worth it when it yields more tokens than plain passes would
 // in the same time. When it is not, drafting pauses as after a miss (2, 4, ... 64 tokens), and
