@@ -3,18 +3,37 @@
 // running answer (whose slot the server then frees) and starts a new chat.
 import {test, before, after} from "node:test";
 import assert from "node:assert/strict";
+import {readFileSync, rmSync, writeFileSync} from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import {chromium} from "playwright-core";
 import {startServer, metric, eventually} from "./harness.mjs";
 
 const forge = process.env.FORGE_EXE;
-const model = path.join(process.env.FORGE_LLM_TEST_DATA, "qwen3-q8_0.gguf");
+const original = path.join(process.env.FORGE_LLM_TEST_DATA, "qwen3-q8_0.gguf");
+
+// The test model was made for 4096 positions, and forge caps a slot at the trained length: at
+// thousands of tokens a second an answer would end within a second, sometimes before the test
+// presses Stop. A copy whose qwen3.context_length (a u32 after its key and type) says 65536
+// lets an answer run for many seconds.
+function longContextCopy(file) {
+    const bytes = readFileSync(file);
+    const key = Buffer.from("qwen3.context_length");
+    const at = bytes.indexOf(key) + key.length;
+    assert.ok(at > key.length, "no qwen3.context_length in the test model");
+    assert.equal(bytes.readUInt32LE(at), 4, "qwen3.context_length is not a u32");
+    bytes.writeUInt32LE(65536, at + 4);
+    const copy = path.join(os.tmpdir(), `forge-chat-page-${process.pid}.gguf`);
+    writeFileSync(copy, bytes);
+    return copy;
+}
+const model = longContextCopy(original);
 
 let server, browser, page;
 const foreign = [];
 before(async () => {
-    // -n 16000: answers run long enough to be stopped (the test model writes thousands of tokens a second).
-    server = await startServer(forge, model, ["--parallel", "1", "--ctx-size", "16384", "-n", "16000", "--metrics", "--threads", "2"]);
+    // -n 64000: answers run long enough to be stopped (the test model writes thousands of tokens a second).
+    server = await startServer(forge, model, ["--parallel", "1", "--ctx-size", "65536", "-n", "64000", "--metrics", "--threads", "2"]);
     browser = await chromium.launch({executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox"]});
     page = await browser.newPage();
     page.on("request", (r) => { if (!r.url().startsWith(server.url)) foreign.push(r.url()); });
@@ -32,6 +51,7 @@ before(async () => {
 after(async () => {
     await browser?.close();
     await server?.stop();
+    rmSync(model, {force: true});
 });
 
 test("the page is self-contained and names the model", async () => {
