@@ -58,8 +58,7 @@ LoadedModel::LoadedModel(const ModelSource& source, const ServeOptions& options)
     if (is_embedding_only(architecture)) {
         // --pooling is refused for these files, as `forge embed` refuses it (they pool as their
         // {arch}.pooling_type says).
-        embedder = llm::load_embedding_model(source.path, encoder_options(options));
-        header_.emplace(std::move(file));
+        embedder = llm::load_embedding_model(std::move(file), encoder_options(options));
         return;
     }
     chat = std::make_unique<ChatModel>(std::move(file), options);
@@ -82,6 +81,6 @@ std::int64_t LoadedModel::n_ctx() const { return chat ? chat->n_ctx : embedder->
 
 const llm::Tokenizer& LoadedModel::tokenizer() const { return chat ? chat->format.tokenizer() : embedder->tokenizer(); }
 
-const gguf::GgufFile& LoadedModel::file() const { return chat ? chat->model.file() : *header_; }
+const gguf::GgufFile& LoadedModel::file() const { return chat ? chat->model.file() : embedder->file(); }
 
 }  // namespace forge::app::serve

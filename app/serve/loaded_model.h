@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -65,12 +64,9 @@ struct LoadedModel {
     ChatModel& chat_model(std::string_view embedding_route = "/v1/embeddings") const;
     std::int64_t n_ctx() const;  // a slot's positions, or the encoder's longest input
     const llm::Tokenizer& tokenizer() const;
-    // The GGUF file (its header and metadata): the chat model's, or the encoder's file opened
-    // for reading its keys (/api/show, /api/tags).
+    // The GGUF file (its header and metadata, for /api/show and /api/tags): the chat model's
+    // or the encoder's.
     const gguf::GgufFile& file() const;
-
-private:
-    std::optional<gguf::GgufFile> header_;  // an embedding-only model's file
 };
 
 // Whether a GGUF of this architecture is served as an embedding-only model.

@@ -32,6 +32,7 @@ public:
     llm::Pooling pooling() const override { return hparams_.pooling; }
     std::int64_t n_embd() const override { return hparams_.n_embd; }
     std::int64_t n_ctx() const override { return hparams_.n_ctx; }
+    const gguf::GgufFile& file() const override { return file_; }
     // A cross-encoder reads "[CLS] query [SEP] document [SEP]" (pair_tokens), as bge-reranker was trained.
     std::vector<std::int32_t> rerank_tokens(std::string_view query, std::string_view document) const override {
         return pair_tokens(tokenizer_, query, document);
@@ -146,7 +147,11 @@ bool is_bert_architecture(const std::string& architecture) {
 }
 
 std::unique_ptr<llm::EmbeddingModel> load_embedding_model(const std::string& path) {
-    return std::make_unique<BertEmbeddingModel>(gguf::GgufFile::open(path));
+    return load_embedding_model(gguf::GgufFile::open(path));
+}
+
+std::unique_ptr<llm::EmbeddingModel> load_embedding_model(gguf::GgufFile file) {
+    return std::make_unique<BertEmbeddingModel>(std::move(file));
 }
 
 }  // namespace forge::bert

@@ -16,6 +16,8 @@ namespace forge::bert {
 // Opens and validates `path` (every key and tensor checked before the first is used); throws
 // FormatError naming the file and the key or tensor.
 std::unique_ptr<llm::EmbeddingModel> load_embedding_model(const std::string& path);
+// The same, from a file already open (its architecture read by the caller).
+std::unique_ptr<llm::EmbeddingModel> load_embedding_model(gguf::GgufFile file);
 
 // A cross-encoder's input for one (query, document) pair, as BERT rerankers were trained on it:
 // [CLS] query [SEP] document [SEP] (special tokens in the texts are not parsed).

@@ -58,7 +58,11 @@ std::vector<std::int32_t> EmbeddingModel::rerank_tokens(std::string_view query, 
 }
 
 std::unique_ptr<EmbeddingModel> load_embedding_model(const std::string& path, const EmbeddingOptions& options) {
-    gguf::GgufFile file = gguf::GgufFile::open(path);
+    return load_embedding_model(gguf::GgufFile::open(path), options);
+}
+
+std::unique_ptr<EmbeddingModel> load_embedding_model(gguf::GgufFile file, const EmbeddingOptions& options) {
+    const std::string path = file.source();
     const std::string arch = gguf::Metadata(file).string("general.architecture");
     if (arch == "llama" || arch == "qwen2" || arch == "qwen3") {
         auto model = std::make_shared<const Model>(Model::from_file(std::move(file)));
@@ -67,7 +71,7 @@ std::unique_ptr<EmbeddingModel> load_embedding_model(const std::string& path, co
     if (bert::is_bert_architecture(arch)) {  // bert, nomic-bert: pooled as the file says
         check_format(!options.pooling, "{}: a {} file pools as its {}.pooling_type says; --pooling applies to llama-family files",
                      path, arch, arch);
-        return bert::load_embedding_model(path);
+        return bert::load_embedding_model(std::move(file));
     }
     fail_format("{}: architecture '{}' is not a text encoder forge runs (llama, qwen2, qwen3, bert, nomic-bert)", path, arch);
 }

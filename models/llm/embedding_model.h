@@ -8,6 +8,7 @@
 // (enum llama_pooling_type), so a file means here what it means there.
 #pragma once
 
+#include "core/gguf/gguf_file.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <cstdint>
@@ -36,6 +37,7 @@ public:
     virtual Pooling pooling() const = 0;
     virtual std::int64_t n_embd() const = 0;  // values in one vector
     virtual std::int64_t n_ctx() const = 0;   // the most tokens one input may have
+    virtual const gguf::GgufFile& file() const = 0;  // the GGUF it was loaded from (its metadata)
 
     // One input's vector as the model's pooling makes it, not normalised ([n_embd];
     // Pooling::None: [n_tokens, n_embd]; Pooling::Rank: [1], the score before any sigmoid).
@@ -66,5 +68,7 @@ struct EmbeddingOptions {
 // hidden states, models/llm/llama_embedding_model.h), bert and nomic-bert (models/bert/).
 // Throws FormatError naming the file for an architecture that is no text encoder here.
 std::unique_ptr<EmbeddingModel> load_embedding_model(const std::string& path, const EmbeddingOptions& options = {});
+// The same, from a file already open.
+std::unique_ptr<EmbeddingModel> load_embedding_model(gguf::GgufFile file, const EmbeddingOptions& options = {});
 
 }  // namespace forge::llm

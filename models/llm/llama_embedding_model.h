@@ -28,6 +28,7 @@ public:
     Pooling pooling() const override { return pooling_; }
     std::int64_t n_embd() const override;
     std::int64_t n_ctx() const override { return n_ctx_; }
+    const gguf::GgufFile& file() const override { return model_->file(); }
     std::vector<float> embed(std::span<const std::int32_t> tokens) override;
     std::vector<std::int32_t> rerank_tokens(std::string_view query, std::string_view document) const override;
 
