@@ -16,7 +16,7 @@ ExpertLinears load_expert_linears(const gguf::TensorLoader& load, const std::str
     layer.experts.reserve(static_cast<std::size_t>(n_expert));
     for (std::int64_t e = 0; e < n_expert; ++e) {
         Linear expert{layer.stacked.select(0, e), Tensor{}, nullptr};
-        expert.interleaved = InterleavedWeights::from(expert.weight, load.file().mapped());
+        expert.interleaved = InterleavedWeights::for_file(expert.weight, load.file());
         layer.experts.push_back(std::move(expert));
     }
     return layer;

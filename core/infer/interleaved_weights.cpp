@@ -97,6 +97,20 @@ std::shared_ptr<const InterleavedWeights> InterleavedWeights::from(const Tensor&
     return nullptr;
 }
 
+std::shared_ptr<const InterleavedWeights> InterleavedWeights::for_file(const Tensor& weight, const gguf::GgufFile& file) {
+    return repacks(file) ? from(weight, file.mapped()) : nullptr;
+}
+
+std::uint64_t InterleavedWeights::repack_limit_bytes() {
+    const auto pages = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES));
+    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    return pages * page / 2;
+}
+
+bool InterleavedWeights::repacks(const gguf::GgufFile& file) {
+    return !file.mapped() || file.bytes().size() <= repack_limit_bytes();
+}
+
 void release_mapped_pages(std::span<const std::byte> bytes) {
     const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
     const auto begin = (reinterpret_cast<std::uintptr_t>(bytes.data()) + page - 1) / page * page;

@@ -6,6 +6,7 @@
 // (the scalar backend, other formats, the embedding lookup) keeps reading the original.
 #pragma once
 
+#include "core/gguf/gguf_file.h"
 #include "core/tensor.h"
 #include "kernels/quant_gemm_interleaved.h"
 
@@ -21,6 +22,17 @@ public:
     // for its dtype (then the layer multiplies the original). With release_source (weight
     // lies in a private file mapping) the source pages are given back as they are copied.
     static std::shared_ptr<const InterleavedWeights> from(const Tensor& weight, bool release_source);
+    // What a model loader calls for each matrix of `file`: from(weight, file.mapped()) where
+    // repacks(file), else null (the layer multiplies the mapped original).
+    static std::shared_ptr<const InterleavedWeights> for_file(const Tensor& weight, const gguf::GgufFile& file);
+    // Whether a model's matrices are copied into the interleaved layout: not for a mapped file
+    // larger than half the machine's memory. Such a file (a 30B-A3B Q4_K_M is ~18 GB) loads
+    // without copying, its pages left to the kernel's page cache to read in as used and drop
+    // under pressure, as llama.cpp's mmap does; repacking would make it anonymous memory that
+    // must stay resident, plus a full read of the file before the first token.
+    static bool repacks(const gguf::GgufFile& file);
+    // The bound repacks() applies, for tests and messages: half of physical memory.
+    static std::uint64_t repack_limit_bytes();
 
     DType dtype() const { return dtype_; }
     std::int64_t rows() const { return rows_; }

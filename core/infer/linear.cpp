@@ -269,7 +269,7 @@ void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const 
 Linear load_linear(const gguf::TensorLoader& load, const std::string& prefix, std::int64_t n_out, std::int64_t n_in,
                    bool with_bias) {
     Linear layer{load.matrix(prefix + ".weight", n_out, n_in), Tensor{}, nullptr};
-    layer.interleaved = InterleavedWeights::from(layer.weight, load.file().mapped());
+    layer.interleaved = InterleavedWeights::for_file(layer.weight, load.file());
     if (with_bias) layer.bias = load.vector_f32(prefix + ".bias", n_out);
     return layer;
 }

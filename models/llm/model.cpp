@@ -1,5 +1,9 @@
 #include "models/llm/model.h"
 
+#include "core/infer/interleaved_weights.h"
+
+#include <spdlog/spdlog.h>
+
 namespace forge::llm {
 
 Model::Model(gguf::GgufFile file, Hparams hparams, ModelWeights weights)
@@ -9,6 +13,11 @@ Model Model::load(const std::string& path) { return from_file(gguf::GgufFile::op
 
 Model Model::from_file(gguf::GgufFile file) {
     Hparams hparams = read_hparams(file);
+    if (!infer::InterleavedWeights::repacks(file)) {
+        spdlog::info("{}: {:.1f} GiB, more than half of this machine's memory: weights are read from the mapping "
+                     "in place, not repacked (slower prefill, no copy held in memory)",
+                     file.source(), static_cast<double>(file.bytes().size()) / (1u << 30));
+    }
     ModelWeights weights = load_weights(file, hparams);
     return Model(std::move(file), std::move(hparams), std::move(weights));
 }

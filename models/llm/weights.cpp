@@ -30,7 +30,7 @@ std::vector<Linear> load_fused_linear(const gguf::TensorLoader& load, const std:
     std::int64_t first = 0;
     for (const std::int64_t width : widths) {
         Linear part{weight.narrow(0, first, width), with_bias ? bias.narrow(0, first, width) : Tensor{}, nullptr};
-        part.interleaved = infer::InterleavedWeights::from(part.weight, load.file().mapped());
+        part.interleaved = infer::InterleavedWeights::for_file(part.weight, load.file());
         parts.push_back(std::move(part));
         first += width;
     }
