@@ -61,6 +61,46 @@ TEST(Tokenizer, TinyBpeVocabMatchesLlamaCpp) {
     expect_matches_llama_cpp(Tokenizer::from_gguf(file), "tiny-bpe");
 }
 
+// gpt-oss (o200k_harmony, pre-tokenizer gpt-4o) and Gemma 3 (SentencePiece, 262,144 pieces, no
+// space prefix) on corpus.json plus casing, mark and harmony texts
+// (corpus_o200k_gemma3.json). The fixtures are the real vocabularies cut to what these texts
+// need, same ids (tools/llm_text/make_tokenizer_gguf.py --keep-ids; llama.cpp gives the same
+// ids on the cut and the whole files).
+const OwnedGguf& gpt_oss() {
+    static const OwnedGguf gguf = test::load_gguf_gz("gpt-oss-tokenizer.gguf.gz");
+    return gguf;
+}
+
+TEST(Tokenizer, GptOssO200kMatchesLlamaCpp) {
+    EXPECT_GT(test::expect_matches_llama_cpp(Tokenizer::from_gguf(gpt_oss().file), "expected_ids_o200k_gemma3.json",
+                                             "gpt-oss"),
+              60);
+}
+
+TEST(Tokenizer, Gemma3SentencePieceMatchesLlamaCpp) {
+    const auto gguf = test::load_gguf_gz("gemma3-tokenizer.gguf.gz");
+    EXPECT_GT(test::expect_matches_llama_cpp(Tokenizer::from_gguf(gguf.file), "expected_ids_o200k_gemma3.json",
+                                             "gemma3"),
+              60);
+}
+
+// llama.cpp's harmony exceptions: <|return|> and <|call|> end a reply, <|end|> (between the
+// analysis and the final message) does not; the framing tokens print even without `special`.
+TEST(Tokenizer, GptOssHarmonyTokens) {
+    const auto tokenizer = Tokenizer::from_gguf(gpt_oss().file);
+    const auto id = [&](std::string_view text) { return *tokenizer.vocab().find(text); };
+    EXPECT_TRUE(tokenizer.is_end_of_generation(id("<|return|>")));
+    EXPECT_TRUE(tokenizer.is_end_of_generation(id("<|call|>")));
+    EXPECT_FALSE(tokenizer.is_end_of_generation(id("<|end|>")));
+    EXPECT_FALSE(tokenizer.is_end_of_generation(id("<|channel|>")));
+    const std::string reply = "<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|channel|>final<|message|>Hi";
+    const auto ids = tokenizer.encode(reply, false, false);
+    EXPECT_EQ(tokenizer.decode(ids), reply);
+    const auto done = tokenizer.encode("Hi<|return|>", false, true);
+    EXPECT_EQ(tokenizer.decode(done), "Hi");
+    EXPECT_EQ(tokenizer.decode(done, true), "Hi<|return|>");
+}
+
 // The real Llama 3 vocabulary (2.1 MB compressed) is not committed; point
 // FORGE_LLAMA3_TOKENIZER_GGUF at the file tools/llm_text/make_tokenizer_gguf.py writes.
 TEST(Tokenizer, Llama3VocabMatchesLlamaCppWhenAvailable) {
