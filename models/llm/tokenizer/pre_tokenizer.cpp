@@ -58,6 +58,8 @@ PreTokenizer::PreTokenizer(std::string_view name) {
         regexes_.emplace_back(std::string(kLlama3));
         ignore_merges_ = true;
         add_bos_default_ = true;
+    } else if (name == "smaug-bpe") {
+        regexes_.emplace_back(std::string(kLlama3));  // Llama 3's words, merges applied to every word
     } else if (one_of(name, {"qwen2", "deepseek-r1-qwen"})) {
         regexes_.emplace_back(std::string(kQwen2));
     } else if (one_of(name, {"gpt-4o", "llama4"})) {
@@ -67,7 +69,7 @@ PreTokenizer::PreTokenizer(std::string_view name) {
     } else if (one_of(name, {"", "default"})) {
         for (const auto pattern : kDefault) regexes_.emplace_back(std::string(pattern));
     } else {
-        fail_format("tokenizer.ggml.pre = '{}' is not supported (known: gpt-2, gpt-4o, llama-bpe, qwen2, default)", name);
+        fail_format("tokenizer.ggml.pre = '{}' is not supported (known: gpt-2, gpt-4o, llama-bpe, smaug-bpe, qwen2, default)", name);
     }
 }
 

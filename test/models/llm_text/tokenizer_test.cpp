@@ -101,6 +101,14 @@ TEST(Tokenizer, GptOssHarmonyTokens) {
     EXPECT_EQ(tokenizer.decode(done, true), "Hi<|return|>");
 }
 
+// smaug-bpe: Llama 3's pattern without Llama 3's whole-word lookup (on the Qwen3 vocabulary).
+TEST(Tokenizer, SmaugBpePreTokenizerMatchesLlamaCpp) {
+    const auto gguf = with_pre(qwen3(), "smaug-bpe");
+    EXPECT_GT(test::expect_matches_llama_cpp(Tokenizer::from_gguf(gguf.file), "expected_ids_smaug_bpe.json",
+                                             "qwen3-smaug-bpe"),
+              60);
+}
+
 // The real Llama 3 vocabulary (2.1 MB compressed) is not committed; point
 // FORGE_LLAMA3_TOKENIZER_GGUF at the file tools/llm_text/make_tokenizer_gguf.py writes.
 TEST(Tokenizer, Llama3VocabMatchesLlamaCppWhenAvailable) {
