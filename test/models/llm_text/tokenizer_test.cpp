@@ -84,6 +84,21 @@ TEST(Tokenizer, Gemma3SentencePieceMatchesLlamaCpp) {
               60);
 }
 
+// Gemma 3: no space prefix (text round-trips exactly, leading spaces and runs of them too, via
+// its user-defined whitespace tokens), <bos> added, and <end_of_turn> ends a reply.
+TEST(Tokenizer, Gemma3SpacesBosAndEndOfTurn) {
+    const auto gguf = test::load_gguf_gz("gemma3-tokenizer.gguf.gz");
+    const auto tokenizer = Tokenizer::from_gguf(gguf.file);
+    for (const std::string text : {"Hello world", " Hello world", "  leading two spaces", "trailing spaces   ",
+                                   "\n\nleading newlines", "tabs\tand\t\ttabs\t"}) {
+        EXPECT_EQ(tokenizer.decode(tokenizer.encode(text, false, false)), text);
+    }
+    const auto ids = tokenizer.encode("Hello world", true, false);
+    EXPECT_EQ(ids.front(), *tokenizer.vocab().find("<bos>"));
+    EXPECT_TRUE(tokenizer.is_end_of_generation(*tokenizer.vocab().find("<end_of_turn>")));
+    EXPECT_FALSE(tokenizer.is_end_of_generation(*tokenizer.vocab().find("<start_of_turn>")));
+}
+
 // llama.cpp's harmony exceptions: <|return|> and <|call|> end a reply, <|end|> (between the
 // analysis and the final message) does not; the framing tokens print even without `special`.
 TEST(Tokenizer, GptOssHarmonyTokens) {
