@@ -84,6 +84,27 @@ TEST(Tokenizer, Gemma3SentencePieceMatchesLlamaCpp) {
               60);
 }
 
+// llama.cpp's detokenizer on the same ids (expected_text_o200k_gemma3.json, made by
+// tools/llm_text/detokenize_oracle.mjs), with and without special tokens printed: gpt-oss's
+// framing tokens print either way, <|return|> and Gemma's turn tokens only when asked.
+void expect_decodes_like_llama_cpp(const Tokenizer& tokenizer, const std::string& name) {
+    const auto goldens = test::read_json(test::data_path("expected_text_o200k_gemma3.json"));
+    int checked = 0;
+    for (const auto& g : goldens.at(name)) {
+        const auto ids = g["ids"].get<std::vector<std::int32_t>>();
+        EXPECT_EQ(tokenizer.decode(ids), g["text"].get<std::string>()) << name << " " << g["ids"].dump();
+        EXPECT_EQ(tokenizer.decode(ids, true), g["text_special"].get<std::string>()) << name << " " << g["ids"].dump();
+        ++checked;
+    }
+    EXPECT_GT(checked, 60);
+}
+
+TEST(Tokenizer, GptOssAndGemma3DecodeLikeLlamaCpp) {
+    expect_decodes_like_llama_cpp(Tokenizer::from_gguf(gpt_oss().file), "gpt-oss");
+    const auto gemma = test::load_gguf_gz("gemma3-tokenizer.gguf.gz");
+    expect_decodes_like_llama_cpp(Tokenizer::from_gguf(gemma.file), "gemma3");
+}
+
 // Gemma 3: no space prefix (text round-trips exactly, leading spaces and runs of them too, via
 // its user-defined whitespace tokens), <bos> added, and <end_of_turn> ends a reply.
 TEST(Tokenizer, Gemma3SpacesBosAndEndOfTurn) {
