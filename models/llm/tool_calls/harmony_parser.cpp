@@ -89,7 +89,7 @@ void HarmonyParser::scan(HarmonyOutput& out, bool final) {
 
 bool HarmonyParser::read_header(HarmonyOutput& out, bool final) {
     const auto end = pending_.find(kMessage);
-    if (end != std::string::npos) {
+    if (end != std::string::npos && end <= kMaxHeader) {
         open_message(std::string_view(pending_).substr(0, end), out);
         pending_.erase(0, end + kMessage.size());
         state_ = State::Body;
@@ -105,6 +105,7 @@ bool HarmonyParser::read_header(HarmonyOutput& out, bool final) {
     }
     route_ = Route::Content;  // no header: plain text
     state_ = State::Body;
+    not_a_header_ = true;
     return true;
 }
 
@@ -112,10 +113,11 @@ bool HarmonyParser::read_body(HarmonyOutput& out, bool final) {
     std::size_t first = std::string::npos;
     const BodyEnd* found = nullptr;
     for (const BodyEnd& end : kBodyEnds) {
-        // A "<|start|>" right here was not a header (too long): text, else this would not move.
-        const auto at = pending_.find(end.text, end.consumed ? 0 : 1);
+        // After a "header" that was none (too long), its "<|start|>" is text, else this would not move.
+        const auto at = pending_.find(end.text, !end.consumed && not_a_header_ ? 1 : 0);
         if (at < first) first = at, found = &end;
     }
+    not_a_header_ = false;
     if (found != nullptr) {
         emit(std::string_view(pending_).substr(0, first), out);
         pending_.erase(0, first + (found->consumed ? found->text.size() : 0));

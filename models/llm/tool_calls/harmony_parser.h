@@ -68,6 +68,7 @@ private:
     State state_ = State::Header;
     Route route_ = Route::Content;
     std::string pending_;  // text not yet handed out
+    bool not_a_header_ = false;  // the body began where a header was expected but none came
     std::vector<ChatToolCall> calls_;
 };
 

@@ -111,6 +111,15 @@ TEST(HarmonyParser, CommentaryPreambleAndPlainTextAreContent) {
     expect_split("t", "", "t");  // "t" could open "to=": held, then released as text
 }
 
+TEST(HarmonyParser, AnEmptyMessageBeforeTheNextOne) {
+    expect_split("<|channel|>analysis<|message|><|start|>assistant<|channel|>final<|message|>Hi", "", "Hi");
+}
+
+TEST(HarmonyParser, AHeaderTooLongIsText) {
+    const std::string header = "<|start|>" + std::string(300, 'x');
+    expect_split(header + "<|start|>assistant<|channel|>final<|message|>Hi", "", header + "Hi");
+}
+
 TEST(HarmonyParser, AHeaderCutShortIsDropped) {
     expect_split("<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|chan", "Hmm.", "");
 }
