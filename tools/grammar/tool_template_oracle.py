@@ -5,11 +5,14 @@ non-ASCII and key order, raise_exception), for test/models/llm/tool_template_tes
 
 Messages are given to the template the way forge's render_chat passes them (chat_template.cpp):
 content always a string, tool_calls as {id, type, function: {name, arguments}} with the
-arguments parsed from their JSON text, tool messages with tool_call_id and name.
+arguments parsed from their JSON text, tool messages with tool_call_id and name, an assistant's
+reasoning (when there is some) as reasoning_content and as thinking (gpt-oss's template reads
+that, as llama.cpp passes it). gpt-oss's template prints today's date (strftime_now): the test
+compares that line as a date, not as text.
 
     apt-get install python3-jinja2
     /usr/bin/python3 tools/grammar/tool_template_oracle.py [TEMPLATE.jinja ...] > test/data/grammar/tool_templates.json
-With no arguments: test/data/chat_templates/{qwen3,chatml}.jinja.
+With no arguments: test/data/chat_templates/{qwen3,chatml,gpt-oss}.jinja.
 """
 import datetime
 import json
@@ -41,6 +44,10 @@ ONE_CALL = {"role": "assistant", "content": "Let me check.", "tool_calls": [
 RESULT_1 = {"role": "tool", "content": "{\"temp\": 21, \"sky\": \"clear\"}", "tool_call_id": "call_0", "name": "get_weather"}
 RESULT_2 = {"role": "tool", "content": "09:30", "tool_call_id": "call_1", "name": "get_time"}
 ANSWER = {"role": "assistant", "content": "It is 21 °C and clear in Paris; 09:30 in Tokyo."}
+THINK_CALL = {"role": "assistant", "content": "", "reasoning_content": "I need the weather first.", "tool_calls": [
+    {"id": "call_0", "name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}]}
+THOUGHT_ANSWER = {"role": "assistant", "content": "Sunny, 21 °C.", "reasoning_content": "The tool said clear."}
+THANKS = {"role": "user", "content": "Thanks! And tomorrow?"}
 
 CONVERSATIONS = [
     ("tools_user", [ASK], [WEATHER, TIME], True),
@@ -49,12 +56,17 @@ CONVERSATIONS = [
     ("call_with_content", [ASK, ONE_CALL, RESULT_1], [WEATHER], True),
     ("full_round_trip", [SYSTEM, ASK, CALLS, RESULT_1, RESULT_2, ANSWER], [WEATHER, TIME], False),
     ("no_tools", [SYSTEM, ASK], [], True),
+    ("reasoning_call_result", [SYSTEM, ASK, THINK_CALL, RESULT_1], [WEATHER], True),
+    ("reasoning_answer_then_user", [ASK, THINK_CALL, RESULT_1, THOUGHT_ANSWER, THANKS], [WEATHER], True),
 ]
 
 
 def template_message(m):
     """A ChatMessage as forge hands it to the template."""
     out = {"role": m["role"], "content": m["content"]}
+    if m.get("reasoning_content"):
+        out["reasoning_content"] = m["reasoning_content"]
+        out["thinking"] = m["reasoning_content"]
     if m.get("tool_calls"):
         out["tool_calls"] = []
         for c in m["tool_calls"]:
@@ -86,7 +98,7 @@ def environment():
 
 
 def main():
-    paths = sys.argv[1:] or [os.path.join(ROOT, "test/data/chat_templates", n + ".jinja") for n in ("qwen3", "chatml")]
+    paths = sys.argv[1:] or [os.path.join(ROOT, "test/data/chat_templates", n + ".jinja") for n in ("qwen3", "chatml", "gpt-oss")]
     env = environment()
     out = []
     for path in paths:

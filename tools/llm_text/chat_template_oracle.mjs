@@ -1,7 +1,9 @@
 // Expected chat-template renders from @huggingface/jinja (the Jinja renderer of
 // transformers.js): every template in test/data/chat_templates/ for a few conversations,
 // written to test/data/llm_text/chat_expected.json for test/models/llm_text/chat_template_test.cpp.
-// Messages carry reasoning_content only when non-empty, as forge's render_chat passes them.
+// Messages carry reasoning_content only when non-empty, as forge's render_chat passes them, and
+// the same text as `thinking` (gpt-oss's template reads that; llama.cpp's server passes both).
+// gpt-oss's template prints today's date: chat_template_test.cpp compares that line as a date.
 //
 //   cp tools/llm_text/chat_template_oracle.mjs /tmp/llm-oracles/ && cd /tmp/llm-oracles
 //   npm install --no-save @huggingface/jinja && node chat_template_oracle.mjs /work/main
@@ -13,7 +15,7 @@ const dir = `${root}/test/data/chat_templates`;
 const tokens = {
     qwen3: ["", "<|im_end|>"], chatml: ["", "<|im_end|>"], llama3: ["<|begin_of_text|>", "<|eot_id|>"],
     gemma3: ["<bos>", "<end_of_turn>"], mistral: ["<s>", "</s>"], phi3: ["<s>", "<|endoftext|>"],
-    smollm3: ["", "<|im_end|>"],
+    smollm3: ["", "<|im_end|>"], "gpt-oss": ["<|startoftext|>", "<|return|>"],
 };
 const sys = {role: "system", content: "You are a helpful assistant."};
 const u1 = {role: "user", content: "Hi! What is 2+2?"};
@@ -36,7 +38,8 @@ for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".jinja")).sort(
     const template = new Template(fs.readFileSync(`${dir}/${file}`, "utf8"));
     const [bos, eos] = tokens[name] ?? ["", ""];
     for (const [conversation, messages, add_generation_prompt, enable_thinking] of conversations) {
-        const context = {messages, add_generation_prompt, bos_token: bos, eos_token: eos};
+        const passed = messages.map((m) => (m.reasoning_content ? {...m, thinking: m.reasoning_content} : m));
+        const context = {messages: passed, add_generation_prompt, bos_token: bos, eos_token: eos};
         if (enable_thinking !== undefined) context.enable_thinking = enable_thinking;
         const entry = {template: name, conversation, messages, add_generation_prompt, bos_token: bos, eos_token: eos};
         if (enable_thinking !== undefined) entry.enable_thinking = enable_thinking;

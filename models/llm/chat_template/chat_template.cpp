@@ -18,8 +18,11 @@ std::string_view chatml_template() {
 namespace {
 
 // Messages as transformers passes them: reasoning_content only when there is some, because
-// templates test `message.reasoning_content is defined` (Qwen3).
+// templates test `message.reasoning_content is defined` (Qwen3). gpt-oss's template reads the
+// same text as `thinking` (its analysis channel), which llama.cpp's server fills from
+// reasoning_content too.
 const std::string kReasoningKey = "reasoning_content";
+const std::string kThinkingKey = "thinking";
 
 // JSON (tools, call arguments) as template values: objects keep their key order.
 jinja::Value json_value(const nlohmann::ordered_json& j) {
@@ -76,7 +79,10 @@ jinja::Value messages_value(std::span<const ChatMessage> messages) {
         auto message = std::make_shared<jinja::Dict>();
         message->emplace_back("role", m.role);
         message->emplace_back("content", m.content);
-        if (!m.reasoning_content.empty()) message->emplace_back(kReasoningKey, m.reasoning_content);
+        if (!m.reasoning_content.empty()) {
+            message->emplace_back(kReasoningKey, m.reasoning_content);
+            message->emplace_back(kThinkingKey, m.reasoning_content);
+        }
         if (!m.tool_calls.empty()) message->emplace_back("tool_calls", tool_calls_value(m.tool_calls));
         if (!m.tool_call_id.empty()) message->emplace_back("tool_call_id", m.tool_call_id);
         if (!m.name.empty()) message->emplace_back("name", m.name);

@@ -147,6 +147,26 @@ void Vocab::mark_end_of_generation() {
     if (find("<|tool_response>")) {
         if (const auto id = find("</s>")) std::erase(end_of_generation_, *id);
     }
+    mark_harmony_tokens();
+}
+
+// gpt-oss's harmony format (llama.cpp's o200k_harmony workarounds): the tokens that frame a
+// message are user-defined, so they are cut out of any text and always printed (the reply's
+// parser needs to see "<|channel|>analysis<|message|>"), and "<|end|>", which closes every
+// message, ends generation only in vocabularies without "<|return|>" and "<|call|>".
+void Vocab::mark_harmony_tokens() {
+    for (const std::string_view text : {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"}) {
+        if (const auto id = find(text)) tokens_[*id].type = TokenType::UserDefined;
+    }
+    const auto is_eog = [&](std::string_view text) {
+        const auto id = find(text);
+        return id && is_end_of_generation(*id);
+    };
+    if (is_eog("<|return|>") && is_eog("<|call|>") && is_eog("<|end|>")) {
+        const std::int32_t end = *find("<|end|>");
+        std::erase(end_of_generation_, end);
+        tokens_[end].type = TokenType::UserDefined;
+    }
 }
 
 const TokenData& Vocab::token(std::int32_t id) const {

@@ -63,6 +63,7 @@ public:
 private:
     void index();
     void mark_end_of_generation();
+    void mark_harmony_tokens();
 
     VocabKind kind_;
     std::string pre_;

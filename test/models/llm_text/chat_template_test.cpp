@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 namespace forge::llm {
@@ -27,6 +28,13 @@ std::vector<ChatMessage> messages_of(const nlohmann::json& json) {
     return messages;
 }
 
+// gpt-oss's template prints today's date (strftime_now): compared as "a date", the golden was
+// rendered on another day.
+std::string any_date(const std::string& text) {
+    static const std::regex date("Current date: [0-9]{4}-[0-9]{2}-[0-9]{2}\n");
+    return std::regex_replace(text, date, "Current date: YYYY-MM-DD\n");
+}
+
 class ChatTemplateGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ChatTemplateGolden, MatchesHuggingFaceJinja) {
@@ -45,7 +53,8 @@ TEST_P(ChatTemplateGolden, MatchesHuggingFaceJinja) {
         if (g.contains("error")) {
             EXPECT_THROW(render_chat(source, messages, options), Error) << label;
         } else {
-            EXPECT_EQ(render_chat(source, messages, options), g["expected"].get<std::string>()) << label;
+            EXPECT_EQ(any_date(render_chat(source, messages, options)), any_date(g["expected"].get<std::string>()))
+                << label;
         }
         ++checked;
     }
@@ -53,8 +62,8 @@ TEST_P(ChatTemplateGolden, MatchesHuggingFaceJinja) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RealTemplates, ChatTemplateGolden,
-                         ::testing::Values("chatml", "forge-bpe", "gemma3", "llama3", "mistral", "phi3", "qwen3",
-                                           "smollm3"));
+                         ::testing::Values("chatml", "forge-bpe", "gemma3", "gpt-oss", "llama3", "mistral", "phi3",
+                                           "qwen3", "smollm3"));
 
 TEST(ChatTemplate, MissingTemplateFallsBackToChatml) {
     const std::vector<ChatMessage> messages{{"user", "Hi", ""}};

@@ -61,6 +61,90 @@ TEST(Tokenizer, TinyBpeVocabMatchesLlamaCpp) {
     expect_matches_llama_cpp(Tokenizer::from_gguf(file), "tiny-bpe");
 }
 
+// gpt-oss (o200k_harmony, pre-tokenizer gpt-4o) and Gemma 3 (SentencePiece, 262,144 pieces, no
+// space prefix) on corpus.json plus casing, mark and harmony texts
+// (corpus_o200k_gemma3.json). The fixtures are the real vocabularies cut to what these texts
+// need, same ids (tools/llm_text/make_tokenizer_gguf.py --keep-ids; llama.cpp gives the same
+// ids on the cut and the whole files).
+const OwnedGguf& gpt_oss() {
+    static const OwnedGguf gguf = test::load_gguf_gz("gpt-oss-tokenizer.gguf.gz");
+    return gguf;
+}
+
+TEST(Tokenizer, GptOssO200kMatchesLlamaCpp) {
+    EXPECT_GT(test::expect_matches_llama_cpp(Tokenizer::from_gguf(gpt_oss().file), "expected_ids_o200k_gemma3.json",
+                                             "gpt-oss"),
+              60);
+}
+
+TEST(Tokenizer, Gemma3SentencePieceMatchesLlamaCpp) {
+    const auto gguf = test::load_gguf_gz("gemma3-tokenizer.gguf.gz");
+    EXPECT_GT(test::expect_matches_llama_cpp(Tokenizer::from_gguf(gguf.file), "expected_ids_o200k_gemma3.json",
+                                             "gemma3"),
+              60);
+}
+
+// llama.cpp's detokenizer on the same ids (expected_text_o200k_gemma3.json, made by
+// tools/llm_text/detokenize_oracle.mjs), with and without special tokens printed: gpt-oss's
+// framing tokens print either way, <|return|> and Gemma's turn tokens only when asked.
+void expect_decodes_like_llama_cpp(const Tokenizer& tokenizer, const std::string& name) {
+    const auto goldens = test::read_json(test::data_path("expected_text_o200k_gemma3.json"));
+    int checked = 0;
+    for (const auto& g : goldens.at(name)) {
+        const auto ids = g["ids"].get<std::vector<std::int32_t>>();
+        EXPECT_EQ(tokenizer.decode(ids), g["text"].get<std::string>()) << name << " " << g["ids"].dump();
+        EXPECT_EQ(tokenizer.decode(ids, true), g["text_special"].get<std::string>()) << name << " " << g["ids"].dump();
+        ++checked;
+    }
+    EXPECT_GT(checked, 60);
+}
+
+TEST(Tokenizer, GptOssAndGemma3DecodeLikeLlamaCpp) {
+    expect_decodes_like_llama_cpp(Tokenizer::from_gguf(gpt_oss().file), "gpt-oss");
+    const auto gemma = test::load_gguf_gz("gemma3-tokenizer.gguf.gz");
+    expect_decodes_like_llama_cpp(Tokenizer::from_gguf(gemma.file), "gemma3");
+}
+
+// Gemma 3: no space prefix (text round-trips exactly, leading spaces and runs of them too, via
+// its user-defined whitespace tokens), <bos> added, and <end_of_turn> ends a reply.
+TEST(Tokenizer, Gemma3SpacesBosAndEndOfTurn) {
+    const auto gguf = test::load_gguf_gz("gemma3-tokenizer.gguf.gz");
+    const auto tokenizer = Tokenizer::from_gguf(gguf.file);
+    for (const std::string text : {"Hello world", " Hello world", "  leading two spaces", "trailing spaces   ",
+                                   "\n\nleading newlines", "tabs\tand\t\ttabs\t"}) {
+        EXPECT_EQ(tokenizer.decode(tokenizer.encode(text, false, false)), text);
+    }
+    const auto ids = tokenizer.encode("Hello world", true, false);
+    EXPECT_EQ(ids.front(), *tokenizer.vocab().find("<bos>"));
+    EXPECT_TRUE(tokenizer.is_end_of_generation(*tokenizer.vocab().find("<end_of_turn>")));
+    EXPECT_FALSE(tokenizer.is_end_of_generation(*tokenizer.vocab().find("<start_of_turn>")));
+}
+
+// llama.cpp's harmony exceptions: <|return|> and <|call|> end a reply, <|end|> (between the
+// analysis and the final message) does not; the framing tokens print even without `special`.
+TEST(Tokenizer, GptOssHarmonyTokens) {
+    const auto tokenizer = Tokenizer::from_gguf(gpt_oss().file);
+    const auto id = [&](std::string_view text) { return *tokenizer.vocab().find(text); };
+    EXPECT_TRUE(tokenizer.is_end_of_generation(id("<|return|>")));
+    EXPECT_TRUE(tokenizer.is_end_of_generation(id("<|call|>")));
+    EXPECT_FALSE(tokenizer.is_end_of_generation(id("<|end|>")));
+    EXPECT_FALSE(tokenizer.is_end_of_generation(id("<|channel|>")));
+    const std::string reply = "<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|channel|>final<|message|>Hi";
+    const auto ids = tokenizer.encode(reply, false, false);
+    EXPECT_EQ(tokenizer.decode(ids), reply);
+    const auto done = tokenizer.encode("Hi<|return|>", false, true);
+    EXPECT_EQ(tokenizer.decode(done), "Hi");
+    EXPECT_EQ(tokenizer.decode(done, true), "Hi<|return|>");
+}
+
+// smaug-bpe: Llama 3's pattern without Llama 3's whole-word lookup (on the Qwen3 vocabulary).
+TEST(Tokenizer, SmaugBpePreTokenizerMatchesLlamaCpp) {
+    const auto gguf = with_pre(qwen3(), "smaug-bpe");
+    EXPECT_GT(test::expect_matches_llama_cpp(Tokenizer::from_gguf(gguf.file), "expected_ids_smaug_bpe.json",
+                                             "qwen3-smaug-bpe"),
+              60);
+}
+
 // The real Llama 3 vocabulary (2.1 MB compressed) is not committed; point
 // FORGE_LLAMA3_TOKENIZER_GGUF at the file tools/llm_text/make_tokenizer_gguf.py writes.
 TEST(Tokenizer, Llama3VocabMatchesLlamaCppWhenAvailable) {
