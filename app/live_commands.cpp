@@ -76,7 +76,7 @@ void LiveCommands::read_from(Source& source) {
     char text[512];
     const ssize_t n = read(source.fd, text, sizeof text);
     if (n <= 0) {
-        if (n == 0 || errno != EAGAIN) source.fd = -1;  // end of input (a closed pipe, /dev/null): Ctrl-C, q, --seconds stop
+        if (n == 0 || (errno != EAGAIN && errno != EINTR)) source.fd = -1;  // end of input (a closed pipe, /dev/null): Ctrl-C, q, --seconds stop
         return;
     }
     for (ssize_t i = 0; i < n; ++i) {
