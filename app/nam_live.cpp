@@ -1,7 +1,7 @@
 // `forge nam live`: play through a .nam model in real time.
-//   forge nam live [MODEL.nam|default] [--input DEV] [--output DEV] [--rate HZ] [--block 64]
-//                  [--input-gain dB] [--output-gain dB] [--normalize] [--record DRY.wav WET.wav]
-//                  [--seconds N] [--list-devices]
+//   forge nam live [MODEL.nam|default] [--input DEV] [--input-channel N] [--output DEV] [--rate HZ]
+//                  [--block 64] [--input-gain dB] [--output-gain dB] [--normalize]
+//                  [--record DRY.wav WET.wav] [--seconds N] [--control FIFO] [--list-devices]
 // The model is built and prewarmed before the stream opens; the audio callback only runs
 // LiveEngine::process. This thread drains the engine's rings, draws the status line and, at
 // the end (--seconds, Ctrl-C), writes the recordings (atomic writes).
@@ -39,6 +39,8 @@ namespace {
 struct LiveCliOptions {
     std::string model = "default";
     std::string input, output;  // device index or name
+    int input_channel = 1;      // of the input device, from 1
+    std::string control;        // command FIFO
     std::optional<int> rate;
     int block = 64;
     double input_gain_db = 0.0, output_gain_db = 0.0;
@@ -125,32 +127,41 @@ void drain(nam::LiveEngine& engine, nam::LiveMeters& meters, Recording& recordin
     engine.collect_retired();
 }
 
-// Reads the model file again and swaps it in (`r`): a model retrained meanwhile plays at once.
-// A file that no longer loads leaves the playing model as it is.
-void reload(const std::string& model, nam::LiveEngine& engine, LiveStatusLine& status) {
+// Reads a model file and swaps it in: the playing one again (`r`: a model retrained meanwhile
+// plays at once) or another (`load PATH`), which then becomes the one `r` reloads. The new
+// model is built and prewarmed here, off the audio thread. A file that does not load leaves
+// the playing model as it is.
+void swap_model(const std::string& path, bool reloading, std::string& playing, nam::LiveEngine& engine,
+                LiveStatusLine& status) {
     status.finish();
+    const char* what = reloading ? "reload" : "load";
     try {
-        if (engine.offer(engine.prepare_model(load_nam_model(model)))) spdlog::info("reloaded {}", model);
-        else spdlog::warn("a model swap is still under way; press r again");
+        if (!engine.offer(engine.prepare_model(load_nam_model(path)))) {
+            spdlog::warn("{} {}: a model swap is still under way; try again", what, path);
+            return;
+        }
+        spdlog::info("{} {}", reloading ? "reloaded" : "now playing", path);
+        playing = path;
     } catch (const std::exception& e) {
-        spdlog::warn("reload: {}; still playing the previous model", e.what());
+        spdlog::error("{} {}: {}; still playing {}", what, path, e.what(), playing);
     }
 }
 
 // Runs until --seconds of audio have played, `q`, or Ctrl-C (or SIGTERM); throws if the
 // stream stops.
-void play(audio::LiveStream& stream, nam::LiveEngine& engine, nam::LiveMeters& meters, Recording& recording,
-          LiveStatusLine& status, const LiveCliOptions& o) {
+void play(audio::LiveStream& stream, nam::LiveEngine& engine, LiveCommands& commands, nam::LiveMeters& meters,
+          Recording& recording, LiveStatusLine& status, const LiveCliOptions& o) {
     SignalFlag interrupt(SIGINT), terminate(SIGTERM);
-    LiveCommands commands;
+    std::string playing = o.model;
     using Clock = std::chrono::steady_clock;
     std::uint64_t last_frames = 0;
     auto last_move = Clock::now();
     stream.start();
     while (true) {
         const LiveCommand command = commands.wait(kPollMs);
-        if (command == LiveCommand::quit) break;
-        if (command == LiveCommand::reload) reload(o.model, engine, status);
+        if (command.kind == LiveCommand::Kind::quit) break;
+        if (command.kind == LiveCommand::Kind::reload) swap_model(playing, true, playing, engine, status);
+        if (command.kind == LiveCommand::Kind::load) swap_model(command.path, false, playing, engine, status);
         drain(engine, meters, recording);
         status.update(meters);
         const nam::LiveTotals& t = meters.totals();
@@ -218,21 +229,26 @@ int live(const LiveCliOptions& o) {
     if (o.normalize && !engine.normalization_gain())
         spdlog::warn("--normalize: {} has no loudness in its metadata; the output is not normalized", o.model);
 
+    LiveCommands commands(o.control);  // a bad --control path fails here, before any device opens
     const audio::AudioSystem system;
     const std::vector<audio::DeviceInfo> devices = system.devices();
     EngineCallback callback(engine);
-    audio::LiveStream stream = open_stream(system, {find_device(o.input, devices, true), find_device(o.output, devices, false),
-                                                    rate, o.block},
-                                           callback);
+    audio::LiveStreamOptions stream_options;
+    stream_options.input_device = find_device(o.input, devices, true);
+    stream_options.output_device = find_device(o.output, devices, false);
+    stream_options.input_channel = o.input_channel - 1;
+    stream_options.sample_rate = rate;
+    stream_options.block = o.block;
+    audio::LiveStream stream = open_stream(system, stream_options, callback);
     const double latency_ms =
         1e3 * (stream.input_latency() + stream.output_latency() + (o.block + engine.resampling_latency_frames()) / double(rate));
-    spdlog::info("playing {} live at {} Hz, {} frames per block: {}; latency {:.1f} ms; r reloads the model, q or Ctrl-C stops", o.model, rate, o.block,
-                 stream.description(), latency_ms);
+    spdlog::info("playing {} live at {} Hz, {} frames per block: {}; latency {:.1f} ms; r reloads the model, 'load PATH' (a line{}) plays another, q or Ctrl-C stops", o.model, rate, o.block,
+                 stream.description(), latency_ms, o.control.empty() ? " on stdin" : " on stdin or " + o.control);
 
     nam::LiveMeters meters(rate);
     Recording recording;
     LiveStatusLine status(latency_ms);
-    play(stream, engine, meters, recording, status, o);
+    play(stream, engine, commands, meters, recording, status, o);
     report(meters, o.block, engine.resampling_latency_frames(), stream.input_latency(), stream.output_latency());
     write_recording(o, recording, meters);
     return 0;
@@ -254,6 +270,9 @@ void add_nam_live_command(CLI::App& nam, CommandTable& commands) {
     CLI::App* cmd = nam.add_subcommand("live", "Play through a .nam model in real time (audio in, the amp, audio out)");
     cmd->add_option("model", o->model, "The .nam model, or 'default' (the bundled one)")->capture_default_str();
     cmd->add_option("--input", o->input, "Input device: number or name (default: the system's)");
+    cmd->add_option("--input-channel", o->input_channel, "Which channel of the input device feeds the amp (from 1)")
+        ->check(CLI::Range(1, 1024))
+        ->capture_default_str();
     cmd->add_option("--output", o->output, "Output device: number or name (default: the system's)");
     cmd->add_option("--rate", o->rate, "Device sample rate in Hz (default: the model's; another is resampled)")
         ->check(CLI::Range(8000, 384000));
@@ -268,6 +287,8 @@ void add_nam_live_command(CLI::App& nam, CommandTable& commands) {
         ->check(wav_name());
     cmd->add_option("--seconds", o->seconds, "Stop after this many seconds of audio (default: Ctrl-C)")
         ->check(finite_range(0.01, 1e7));
+    cmd->add_option("--control", o->control,
+                    "A command FIFO (created if absent): lines r (reload), load PATH (another model), q (stop)");
     cmd->add_flag("--list-devices", o->list_devices, "List the audio devices and exit");
     commands.add(cmd, [o] { return live(*o); });
 }

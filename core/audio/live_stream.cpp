@@ -9,11 +9,12 @@ namespace {
 
 int live_callback(const void* input, void* output, unsigned long frames, const PaStreamCallbackTimeInfo*,
                   PaStreamCallbackFlags flags, void* user) {
-    auto& callback = *static_cast<BlockCallback*>(user);
-    // Non-interleaved: one buffer per channel. Input has one channel, output one or two.
-    const auto* in = static_cast<const float* const*>(input)[0];
+    const auto& route = *static_cast<const LiveStream::Route*>(user);
+    // Non-interleaved: one buffer per channel. The input is opened up to the channel played
+    // (the others are ignored); the output has one or two channels.
+    const auto* in = static_cast<const float* const*>(input)[route.input_channel];
     float* const* out = static_cast<float* const*>(output);
-    callback.process({in, frames}, {out[0], frames}, (flags & kDropouts) != 0);
+    route.callback->process({in, frames}, {out[0], frames}, (flags & kDropouts) != 0);
     return paContinue;
 }
 
@@ -39,22 +40,29 @@ PaStreamParameters parameters(int device, int channels, bool input, bool low_lat
 
 }  // namespace
 
-LiveStream::LiveStream(const AudioSystem&, const LiveStreamOptions& options, BlockCallback& callback) {
+LiveStream::LiveStream(const AudioSystem&, const LiveStreamOptions& options, BlockCallback& callback)
+    : route_{&callback, options.input_channel} {
     input_device_ = pick_device(options.input_device, Pa_GetDefaultInputDevice(), true);
     output_device_ = pick_device(options.output_device, Pa_GetDefaultOutputDevice(), false);
+    input_channel_ = options.input_channel;
+    const int input_channels = describe(input_device_).max_input_channels;
+    check(input_channel_ >= 0 && input_channel_ < input_channels, "input channel {}: {} has {} input channel{}",
+          input_channel_ + 1, describe(input_device_).name, input_channels, input_channels == 1 ? "" : "s");
     // Stereo out when the output device has two channels (the same signal on both), else mono.
     output_channels_ = std::min(2, describe(output_device_).max_output_channels);
-    const PaStreamParameters in = parameters(input_device_, 1, true, options.low_latency);
+    const PaStreamParameters in = parameters(input_device_, input_channel_ + 1, true, options.low_latency);
     const PaStreamParameters out = parameters(output_device_, output_channels_, false, options.low_latency);
     const MutedStderr muted;
     const PaError supported = Pa_IsFormatSupported(&in, &out, options.sample_rate);
-    check(supported == paFormatIsSupported, "{} / {} cannot play mono in, {} out at {} Hz, 32-bit float ({}): choose "
+    check(supported == paFormatIsSupported, "{} / {} cannot play {} in, {} out at {} Hz, 32-bit float ({}): choose "
                                             "other devices or set the interface to {} Hz",
-          describe(input_device_).name, describe(output_device_).name, output_channels_ == 2 ? "stereo" : "mono",
+          describe(input_device_).name, describe(output_device_).name,
+          input_channel_ == 0 ? std::string("mono") : fmt::format("{} channels", input_channel_ + 1),
+          output_channels_ == 2 ? "stereo" : "mono",
           options.sample_rate, Pa_GetErrorText(supported), options.sample_rate);
     pa_check(Pa_OpenStream(&stream_, &in, &out, options.sample_rate, static_cast<unsigned long>(options.block),
                            paClipOff | paDitherOff, output_channels_ == 2 ? live_callback_stereo : live_callback,
-                           &callback),
+                           &route_),
              "opening the live stream");
 }
 
@@ -89,8 +97,8 @@ double LiveStream::output_latency() const {
 
 std::string LiveStream::description() const {
     const DeviceInfo in = describe(input_device_), out = describe(output_device_);
-    return fmt::format("input {} ({}, {}), output {} ({}, {}, {})", in.index, in.name, in.host_api, out.index, out.name,
-                       out.host_api, output_channels_ == 2 ? "stereo" : "mono");
+    return fmt::format("input {} ({}, {}, channel {}), output {} ({}, {}, {})", in.index, in.name, in.host_api,
+                       input_channel_ + 1, out.index, out.name, out.host_api, output_channels_ == 2 ? "stereo" : "mono");
 }
 
 }  // namespace forge::audio

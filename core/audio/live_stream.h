@@ -1,5 +1,5 @@
-// A live audio stream: an input channel and one or two output channels, a callback per
-// block of fixed size, for `forge nam live`. The callback (a BlockCallback) runs on the audio
+// A live audio stream: one input channel (any channel of a multi-channel device) and one or
+// two output channels, a callback per block of fixed size, for `forge nam live`. The callback (a BlockCallback) runs on the audio
 // system's thread and must not allocate, lock or make a system call; the stream itself only
 // hands it PortAudio's buffers (non-interleaved: no copy on the way in) and copies the first
 // output channel to the second.
@@ -29,6 +29,7 @@ protected:
 struct LiveStreamOptions {
     std::optional<int> input_device;   // default: the system's default input
     std::optional<int> output_device;  // default: the system's default output
+    int input_channel = 0;             // which of the input device's channels (0-based) is played
     int sample_rate = 48000;
     int block = 64;                    // frames per callback
     bool low_latency = true;           // the devices' low suggested latency (else their high, safe one)
@@ -53,9 +54,16 @@ public:
     double output_latency() const;
     std::string description() const;
 
+    // What PortAudio's callback needs: the callback and the input channel it reads.
+    struct Route {
+        BlockCallback* callback;
+        int input_channel;
+    };
+
 private:
     void* stream_ = nullptr;  // PaStream
-    int input_device_ = 0, output_device_ = 0, output_channels_ = 1;
+    Route route_;             // PortAudio holds its address: a LiveStream never moves
+    int input_device_ = 0, output_device_ = 0, input_channel_ = 0, output_channels_ = 1;
     bool started_ = false;
 };
 

@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <regex>
 #include <string>
@@ -105,17 +106,20 @@ std::string output_of(const std::string& command) {
     return out;
 }
 
-// The first port in jack_lsp's list whose name matches `pattern`, waiting up to 15 s for it.
-std::string wait_for_port(const std::string& pattern) {
+// The ports in jack_lsp's list whose names match `pattern`, in its order, once there are more
+// than `index`, waiting up to 15 s for them; that one, or "".
+std::string wait_for_port(const std::string& pattern, std::size_t index = 0) {
     const std::regex re(pattern);
     for (const auto deadline = Clock::now() + std::chrono::seconds(15); Clock::now() < deadline;) {
         const std::string ports = output_of("jack_lsp");
+        std::vector<std::string> matching;
         for (std::size_t at = 0; at < ports.size();) {
             const std::size_t end = std::min(ports.find('\n', at), ports.size());
             const std::string port = ports.substr(at, end - at);
-            if (std::regex_search(port, re)) return port;
+            if (std::regex_search(port, re)) matching.push_back(port);
             at = end + 1;
         }
+        if (matching.size() > index) return matching[index];
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return "";
@@ -149,27 +153,31 @@ protected:
 
     virtual std::string server_rate() const { return "48000"; }
 
-    // Connects jack_metro's click track to forge's input once forge's port shows up.
-    void connect_click_to_forge(const fs::path& forge_log) {
+    // Connects jack_metro's click track to forge's input port `input` (from 0; PortAudio
+    // registers one per channel up to the one played) once forge's ports show up.
+    void connect_click_to_forge(const fs::path& forge_log, int input = 0) {
         const std::string click_port = wait_for_port("^metro:");
         ASSERT_FALSE(click_port.empty()) << "jack_metro did not register its port";
-        const std::string forge_input = wait_for_port("^PortAudio.*:in");
+        const std::string forge_input = wait_for_port("^PortAudio.*:in", static_cast<std::size_t>(input));
         ASSERT_FALSE(forge_input.empty()) << test::read_file(forge_log);
         ASSERT_EQ(std::system(("timeout 10 jack_connect " + test::quoted(click_port) + " " + test::quoted(forge_input)).c_str()),
                   0);
     }
 
     // `forge nam live --input system --output system ARGS --record dry.wav wet.wav` with the
-    // click track connected; with `interrupt`, Ctrl-C after 2 s. Returns the exit status (-1:
-    // still running after 60 s, then killed) and forge's stderr in `err`.
-    int play_live(std::vector<std::string> args, std::string& err, bool interrupt = false) {
+    // click track connected to input port `input`; with `interrupt`, Ctrl-C after 2 s; then
+    // `while_playing`. Returns the exit status (-1: still running after 60 s, then killed)
+    // and forge's stderr in `err`.
+    int play_live(std::vector<std::string> args, std::string& err, bool interrupt = false, int input = 0,
+                  const std::function<void()>& while_playing = {}) {
         Child click({metro_, "-n", "metro", "-b", "200", "-f", "220", "-A", "0.7", "-D", "150"});
         const fs::path log = dir_ / "forge.log";
         args.insert(args.begin(), {FORGE_EXE, "nam", "live", "--input", "system", "--output", "system"});
         args.insert(args.end(), {"--record", dry_.string(), wet_.string()});
         Child forge(args, log.string());
-        connect_click_to_forge(log);
+        connect_click_to_forge(log, input);
         if (HasFatalFailure()) return -1;
+        if (while_playing) while_playing();
         if (interrupt) {
             std::this_thread::sleep_for(std::chrono::seconds(2));
             forge.interrupt();
@@ -242,6 +250,53 @@ TEST_F(NamLiveJack, CtrlCStopsCleanlyAndWritesTheRecordings) {
     EXPECT_EQ(d.samples.size(), w.samples.size());
 }
 
+// The device's second input channel (--input-channel 2: the click reaches only that one), and
+// switching to another model file while playing through the command FIFO (--control): a
+// missing file is refused and the bundled model plays on, then forge_nano.nam takes over. Once
+// the new model has heard its receptive field of input, the recording equals `forge nam run`
+// of forge_nano.nam on the dry signal: checked over the last second.
+TEST_F(NamLiveJack, PlaysTheChosenInputChannelAndSwitchesModelsFromTheControlFifo) {
+    const fs::path control = dir_ / "ctl";
+    const std::string nano = std::string(FORGE_SOURCE_DIR) + "/test/data/nam/core/forge_nano.nam";
+    std::string err;
+    const auto send_commands = [&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        std::ofstream(control) << "load " << (dir_ / "missing.nam").string() << "\n";
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        std::ofstream(control) << "load " << nano << "\n";
+    };
+    ASSERT_EQ(play_live({"default", "--input-channel", "2", "--control", control.string(), "--seconds", "4"}, err, false, 1,
+                        send_commands),
+              0)
+        << err;
+    EXPECT_THAT(err, ::testing::HasSubstr("channel 2)"));
+    EXPECT_THAT(err, ::testing::HasSubstr("missing.nam: no such model file; still playing default"));
+    EXPECT_THAT(err, ::testing::HasSubstr("now playing " + nano));
+    EXPECT_FALSE(fs::exists(control)) << "forge created the FIFO, so it removes it";
+
+    const audio::Audio d = audio::read_audio(dry_), w = audio::read_audio(wet_);
+    ASSERT_EQ(d.samples.size(), w.samples.size());
+    ASSERT_GE(d.samples.size(), 4u * 48000u);
+    float dry_peak = 0;
+    for (float x : d.samples) dry_peak = std::max(dry_peak, std::abs(x));
+    EXPECT_GT(dry_peak, 0.5f) << "the click on the second input channel did not reach the amp";
+
+    const fs::path offline = dir_ / "offline.wav";
+    const test::ForgeRun run = test::run_forge("nam run " + nano + " " + dry_.string() + " " + offline.string());
+    ASSERT_EQ(run.status, 0) << run.err;
+    const audio::Audio o = audio::read_audio(offline);
+    ASSERT_EQ(o.samples.size(), w.samples.size());
+    double worst = 0, peak = 0;
+    for (std::size_t i = o.samples.size() - 48000; i < o.samples.size(); ++i) {
+        worst = std::max(worst, static_cast<double>(std::abs(o.samples[i] - w.samples[i])));
+        peak = std::max(peak, static_cast<double>(std::abs(o.samples[i])));
+    }
+    std::fprintf(stderr, "last second of wet vs forge nam run of forge_nano.nam: max |difference| %g, peak %g\n", worst,
+                 peak);
+    EXPECT_LE(worst, 1e-5 * std::max(1.0, peak)) << "after the switch the wet signal is not forge_nano.nam's";
+    EXPECT_GT(peak, 1e-3) << "the new model's output is silent";  // measured 0.017
+}
+
 // A server at 44.1 kHz under the 48 kHz bundled model: resampled both ways in the callback.
 class NamLiveJack44k : public NamLiveJack {
 protected:
@@ -277,6 +332,15 @@ TEST(NamLiveCli, BadFlagsAreRefusedWithTheirName) {
     r = test::run_forge("nam live --block 0", "", quiet);
     EXPECT_EQ(r.status, 2);
     EXPECT_THAT(r.err, ::testing::HasSubstr("--block"));
+    r = test::run_forge("nam live --input-channel 0", "", quiet);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, ::testing::HasSubstr("--input-channel"));
+    const fs::path not_fifo = fs::path(::testing::TempDir()) / ("forge_nam_live_ctl_" + std::to_string(getpid()));
+    std::ofstream(not_fifo) << "a regular file";
+    r = test::run_forge("nam live --control " + not_fifo.string(), "", quiet);
+    fs::remove(not_fifo);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_THAT(r.err, ::testing::HasSubstr("--control " + not_fifo.string() + ": exists and is not a FIFO"));
     r = test::run_forge("nam live no_such_model.nam", "", quiet);
     EXPECT_EQ(r.status, 1);
     EXPECT_THAT(r.err, ::testing::HasSubstr("no_such_model.nam"));

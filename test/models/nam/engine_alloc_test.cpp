@@ -93,8 +93,11 @@ INSTANTIATE_TEST_SUITE_P(Committed, CommittedEngineAllocation,
 
 // The live callback's whole work (gains, model, meters, the recording ring) on 64-frame
 // blocks, as `forge nam live --record` runs it, and on ragged ones: zero allocations. The
-// main thread's drain (which may allocate) runs between the counted blocks.
-long allocations_while_playing_live(const std::filesystem::path& model, double device_rate = 48000.0) {
+// main thread's drain (which may allocate) runs between the counted blocks. Every few rounds a
+// model swap: `model` again (the `r` key), or the next of `others` in turn (`load PATH`),
+// built here and taken up and crossfaded in the callback.
+long allocations_while_playing_live(const std::filesystem::path& model, double device_rate = 48000.0,
+                                    const std::vector<std::filesystem::path>& others = {}) {
     LiveOptions options;
     options.sample_rate = device_rate;
     options.render.input_gain_db = -3.0;
@@ -107,6 +110,7 @@ long allocations_while_playing_live(const std::filesystem::path& model, double d
     for (std::size_t i = 0; i < in.size(); ++i) in[i] = 0.5f * std::sin(0.03f * static_cast<float>(i));
     std::vector<BlockReport> reports(4096);
     long allocations = 0;
+    std::size_t swaps = 0;
     for (int round = 0; round < 40; ++round) {
         const long before = g_allocations.load();
         for (int block = 0; block < 50; ++block) {
@@ -114,8 +118,12 @@ long allocations_while_playing_live(const std::filesystem::path& model, double d
             engine.process(std::span<const float>(in).first(n), std::span<float>(out).first(n), block == 3);
         }
         allocations += g_allocations.load() - before;
-        // A model swap every few rounds: built here, taken up and crossfaded in the callback.
-        if (round % 7 == 3) engine.offer(engine.prepare_model(read_nam_file(model)));
+        if (round % 7 == 3) {
+            engine.collect_retired();
+            const std::filesystem::path next = others.empty() ? model : others[swaps % others.size()];
+            EXPECT_TRUE(engine.offer(engine.prepare_model(read_nam_file(next)))) << next;
+            ++swaps;
+        }
         engine.drain_reports(reports);
         if (round % 2 == 0) engine.drain_recording(dry, wet);
     }
@@ -139,6 +147,18 @@ INSTANTIATE_TEST_SUITE_P(Committed, LiveAllocation,
 // A 48 kHz model on a 44.1 kHz device: the resamplers (libsamplerate's src_process) too.
 TEST(LiveAllocation, ResamplingAllocatesNothing) {
     EXPECT_EQ(allocations_while_playing_live(FORGE_NAM_BUNDLED "/forge-sim-amp.nam", 44100.0), 0);
+}
+
+// Switching to other model files while playing (`load PATH`): other architectures and sizes,
+// each prewarmed off the callback; the swaps themselves allocate nothing in the callback.
+TEST(LiveAllocation, SwitchingToOtherModelFilesAllocatesNothing) {
+    EXPECT_EQ(allocations_while_playing_live(FORGE_NAM_BUNDLED "/forge-sim-amp.nam", 48000.0,
+                                             {FORGE_NAM_TEST_DATA "/core/lstm_2x3.nam",
+                                              FORGE_NAM_TEST_DATA "/core/forge_nano.nam",
+                                              FORGE_NAM_TEST_DATA "/core/wavenet_film.nam",
+                                              FORGE_NAM_TEST_DATA "/core/container.nam",
+                                              FORGE_NAM_TEST_DATA "/core/linear_fft.nam"}),
+              0);
 }
 
 TEST(EngineAllocation, CounterSeesAllocations) {
