@@ -198,7 +198,7 @@ std::vector<bench::Row> llm_rows(const BenchPlan& plan, const std::string& model
 void add_bench_llm_command(CLI::App& bench, CommandTable& commands) {
     auto o = std::make_shared<BenchLlmOptions>();
     CLI::App* cmd = bench.add_subcommand("llm", "Prefill and decode speed of a GGUF language model");
-    cmd->add_option("MODEL", o->model, "GGUF model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3)")->required();
+    cmd->add_option("MODEL", o->model, "GGUF model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3, gpt-oss)")->required();
     cmd->add_option("--prompt", o->prompt, "Prompt tokens for the prefill test (default 128)")
         ->check(CLI::Range(std::int64_t{1}, infer::kMaxContext));
     cmd->add_option("--gen", o->gen, "Decoded tokens for the generation test (default 32)")

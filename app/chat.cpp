@@ -212,7 +212,7 @@ int run_chat(ChatCliOptions o) {
 
 void add_chat_command(CLI::App& forge, CommandTable& commands) {
     auto o = std::make_shared<ChatCliOptions>();
-    CLI::App* cmd = forge.add_subcommand("chat", "Chat with a GGUF language model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3)");
+    CLI::App* cmd = forge.add_subcommand("chat", "Chat with a GGUF language model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3, gpt-oss)");
     cmd->add_option("MODEL", o->model, "GGUF model, or 'default': the bundled chat model (also when left out)");
     cmd->add_option("-p,--prompt", o->prompt, "One prompt, one answer (default: interactive)");
     cmd->add_option("-n,--n-predict", o->n_predict, "Most tokens per answer, -1 no limit (default 512)")

@@ -66,7 +66,7 @@ int run_logits(const LogitsOptions& o) {
 void add_logits_command(CLI::App& forge, CommandTable& commands) {
     auto o = std::make_shared<LogitsOptions>();
     CLI::App* cmd = forge.add_subcommand("logits", "Write a language model's raw logits for a token sequence");
-    cmd->add_option("MODEL", o->model, "GGUF model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3)")->required();
+    cmd->add_option("MODEL", o->model, "GGUF model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3, gpt-oss)")->required();
     cmd->add_option("--tokens", o->tokens, "Comma-separated token ids, e.g. 1,2,3")->required();
     cmd->add_option("--out", o->out, "Output: little-endian float32 [n_tokens, n_vocab]")->required();
     cmd->add_option("--ctx", o->ctx, "Context size (default: the number of tokens)")

@@ -1,6 +1,6 @@
 // What `forge serve` holds for one loaded model, of one of two kinds, decided by the file's
 // general.architecture:
-//   a chat model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3): the model, its prompt format and scheduler, what
+//   a chat model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3, gpt-oss): the model, its prompt format and scheduler, what
 //       structured output and tool calls need, and the same weights as a text encoder for the
 //       embedding routes (its pooling is the file's, or --pooling);
 //   an embedding-only model (bert, nomic-bert: bge, all-MiniLM, nomic-embed): only the text

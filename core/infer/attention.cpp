@@ -1,5 +1,6 @@
 #include "core/infer/attention.h"
 
+#include "core/error.h"
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
 #include "kernels/convert.h"
@@ -51,19 +52,32 @@ void round_to_q8_0(std::span<float> values) {
     }
 }
 
+// One softmax row of scores (probabilities p_j = e^{z_j - m} / S, m the largest scaled score
+// z_j) made to include a sink logit s: p_j S / (S + e^{s - m}). The largest p is e^0 / S, so
+// S = 1 / max p and the correction is one factor, 1 / (1 + e^{s - m} max p).
+void add_sink(std::span<float> probs, float max_score, float sink) {
+    const float largest = *std::max_element(probs.begin(), probs.end());
+    const float factor = 1.0f / (1.0f + std::exp(sink - max_score) * largest);
+    for (float& p : probs) p *= factor;
+}
+
 // The query heads that share one kv head (q and out: n_q heads of `dim` values, one after the
-// other), over n_keys visible positions: per query softmax(q·k / sqrt(dim)), then the weighted
-// sum of the values. `scores` holds [n_q, n_keys]. The cache is read in place, each row
-// widened once for the whole group inside the kernels.
+// other), over n_keys visible positions: per query softmax(q·k / sqrt(dim)) (with that head's
+// sink, when `sinks` holds one per query head), then the weighted sum of the values. `scores`
+// holds [n_q, n_keys]. The cache is read in place, each row widened once for the whole group
+// inside the kernels.
 template <typename Element>
 void attend_group(std::span<const float> q, std::size_t dim, std::span<const Element> keys,
-                  std::span<const Element> values, std::size_t stride, std::span<float> scores, std::span<float> out) {
+                  std::span<const Element> values, std::size_t stride, std::span<float> scores, std::span<float> out,
+                  std::span<const float> sinks = {}) {
     const std::size_t n_keys = scores.size() / (q.size() / dim);
     const float scale = 1.0f / std::sqrt(static_cast<float>(dim));
     kernels::active::kv_dot_rows(q, dim, keys, stride, scores);
-    for (std::size_t at = 0; at < scores.size(); at += n_keys) {
+    for (std::size_t at = 0, head = 0; at < scores.size(); at += n_keys, ++head) {
         const auto row = scores.subspan(at, n_keys);
+        const float max_score = sinks.empty() ? 0.0f : scale * *std::max_element(row.begin(), row.end());
         kernels::active::softmax(row, scale, n_keys, row);
+        if (!sinks.empty()) add_sink(row, max_score, sinks[head]);
     }
     if constexpr (std::is_same_v<Element, std::uint16_t>) round_to_f16(scores);
     std::fill(out.begin(), out.end(), 0.0f);
@@ -84,6 +98,7 @@ struct Task {
     std::int64_t layer, slot, kv_head;
     std::span<float> q;
     std::span<float> out;
+    std::span<const float> sinks;  // the group's query heads' sinks, or empty
 };
 
 void attend(const KvCache& cache, const Task& t, std::size_t dim, std::size_t n_keys, AttentionScratch& scratch,
@@ -93,11 +108,13 @@ void attend(const KvCache& cache, const Task& t, std::size_t dim, std::size_t n_
     switch (cache.type()) {
         case KvType::F32:
             return attend_group(std::span<const float>(t.q), dim, cache.head_rows_f32(t.layer, t.slot, Part::Keys, t.kv_head),
-                                cache.head_rows_f32(t.layer, t.slot, Part::Values, t.kv_head), stride, scores, t.out);
+                                cache.head_rows_f32(t.layer, t.slot, Part::Values, t.kv_head), stride, scores, t.out,
+                                t.sinks);
         case KvType::F16:
             round_to_f16(t.q);
             return attend_group(std::span<const float>(t.q), dim, cache.head_rows_f16(t.layer, t.slot, Part::Keys, t.kv_head),
-                                cache.head_rows_f16(t.layer, t.slot, Part::Values, t.kv_head), stride, scores, t.out);
+                                cache.head_rows_f16(t.layer, t.slot, Part::Values, t.kv_head), stride, scores, t.out,
+                                t.sinks);
         case KvType::Q8_0: {
             round_to_q8_0(t.q);
             const std::size_t blocks = dim / 32, block_stride = stride / 32;
@@ -106,7 +123,7 @@ void attend(const KvCache& cache, const Task& t, std::size_t dim, std::size_t n_
                                          block_stride, n_keys, scratch.widened(worker, 0, n));
             const auto values = widen_q8_0(cache.head_rows_q8_0(t.layer, t.slot, Part::Values, t.kv_head), blocks,
                                            block_stride, n_keys, scratch.widened(worker, 1, n));
-            return attend_group(std::span<const float>(t.q), dim, keys, values, dim, scores, t.out);
+            return attend_group(std::span<const float>(t.q), dim, keys, values, dim, scores, t.out, t.sinks);
         }
     }
 }
@@ -121,7 +138,9 @@ AttentionScratch::AttentionScratch(const KvCache& cache, const AttentionHeads& h
       buffer_(per_worker_ * static_cast<std::size_t>(workers)) {}
 
 void attention(const KvCache& cache, std::int64_t layer, std::span<const BatchRow> rows, const AttentionHeads& h,
-               std::span<float> q, std::span<float> out, AttentionScratch& scratch) {
+               std::span<float> q, std::span<float> out, AttentionScratch& scratch, std::span<const float> sinks) {
+    check(sinks.empty() || static_cast<std::int64_t>(sinks.size()) == h.n_head, "attention: {} sinks for {} heads",
+          sinks.size(), h.n_head);
     const std::int64_t width = h.n_head * h.head_dim;
     const std::int64_t group = h.n_head / h.n_head_kv;  // query heads g*group .. g*group+group-1 read kv head g
     const std::int64_t n_tasks = static_cast<std::int64_t>(rows.size()) * h.n_head_kv;
@@ -135,7 +154,9 @@ void attention(const KvCache& cache, std::int64_t layer, std::span<const BatchRo
             const BatchRow& row = rows[static_cast<std::size_t>(task / h.n_head_kv)];
             const std::int64_t kv_head = task % h.n_head_kv;
             const auto at = static_cast<std::size_t>((task / h.n_head_kv) * width + kv_head * group * h.head_dim);
-            attend(cache, {layer, row.slot, kv_head, q.subspan(at, group_values), out.subspan(at, group_values)}, dim,
+            const std::span<const float> group_sinks =
+                sinks.empty() ? sinks : sinks.subspan(static_cast<std::size_t>(kv_head * group), static_cast<std::size_t>(group));
+            attend(cache, {layer, row.slot, kv_head, q.subspan(at, group_values), out.subspan(at, group_values), group_sinks}, dim,
                    static_cast<std::size_t>(row.position + 1), scratch, static_cast<int>(worker));
         }
     });

@@ -44,9 +44,11 @@ private:
 // q and out are [rows.size(), n_head * head_dim]; the cache already holds every row's key and
 // value. Query row i sees every cached position <= rows[i].position of slot rows[i].slot,
 // weighted by softmax(q·k / sqrt(head_dim)). With an f16 cache, q is rounded to f16 in place
-// first, with a Q8_0 cache through Q8_0, as llama.cpp does.
+// first, with a Q8_0 cache through Q8_0, as llama.cpp does. sinks (gpt-oss; empty: none) holds
+// one logit per query head that joins that head's softmax as if it were one more key's score
+// (unscaled) but has no value: the weights then sum to less than 1 (ggml_soft_max_add_sinks).
 void attention(const KvCache& cache, std::int64_t layer, std::span<const BatchRow> rows, const AttentionHeads& heads,
-               std::span<float> q, std::span<float> out, AttentionScratch& scratch);
+               std::span<float> q, std::span<float> out, AttentionScratch& scratch, std::span<const float> sinks = {});
 
 // Bidirectional (encoder) attention over one whole input of n rows, no cache: q and out are
 // [n, n_head * head_dim], k and v [n, n_head_kv * head_dim], all f32; every query row sees every

@@ -30,10 +30,12 @@ struct ExpertLinears {
     const Linear& operator[](std::int64_t e) const { return experts[static_cast<std::size_t>(e)]; }
 };
 
-// `name` [n_expert, n_out, n_in] of a GGUF (llama.cpp's ne order reversed), one Linear per
-// expert. Errors name the tensor (missing, another shape, a dtype forge cannot decode).
-ExpertLinears load_expert_linears(const gguf::TensorLoader& load, const std::string& name, std::int64_t n_expert,
-                                  std::int64_t n_out, std::int64_t n_in);
+// `prefix`.weight [n_expert, n_out, n_in] of a GGUF (llama.cpp's ne order reversed), one
+// Linear per expert; with_bias: also `prefix`.bias [n_expert, n_out] (gpt-oss), each expert's
+// row its Linear's bias, so linear() adds it as llama.cpp's ggml_add_id does after
+// mul_mat_id. Errors name the tensor (missing, another shape, a dtype forge cannot decode).
+ExpertLinears load_expert_linears(const gguf::TensorLoader& load, const std::string& prefix, std::int64_t n_expert,
+                                  std::int64_t n_out, std::int64_t n_in, bool with_bias = false);
 
 // One of a row's chosen experts and its weight in the row's mixture.
 struct ExpertChoice {
@@ -41,12 +43,19 @@ struct ExpertChoice {
     float weight = 0.0f;
 };
 
-// Softmax routing with renormalised top-k, as llama.cpp's build_moe_ffn for Qwen3-MoE (and
-// Mixtral, OLMoE): for each of `rows` rows of router logits [rows, n_expert] (overwritten with
-// the probabilities), the k most probable experts, most probable first (ties: the lower index
-// first), each weighted by its probability over the sum of the k chosen (the sum clamped
-// below at 2^-14, as llama.cpp does against a division by zero). `choices` holds [rows, k].
+// How a router's logits become the chosen experts' weights (llama.cpp's
+// llama_expert_gating_func_type):
+// - SoftmaxThenTopK (its SOFTMAX with norm_w; Qwen3-MoE, Mixtral, OLMoE): softmax over every
+//   expert, the k most probable, each weighted by its probability over the sum of the k chosen
+//   (the sum clamped below at 2^-14, as llama.cpp does against a division by zero);
+// - TopKThenSoftmax (its SOFTMAX_WEIGHT; gpt-oss): the k largest logits, weighted by the
+//   softmax over those k alone.
+enum class ExpertGating { SoftmaxThenTopK, TopKThenSoftmax };
+
+// For each of `rows` rows of router logits [rows, n_expert] (overwritten: SoftmaxThenTopK
+// leaves the probabilities there), the k chosen experts, largest first (ties: the lower index
+// first), with their weights. `choices` holds [rows, k].
 void route_top_k(std::span<float> logits, std::int64_t rows, std::int64_t n_expert, std::int64_t k,
-                 std::span<ExpertChoice> choices);
+                 std::span<ExpertChoice> choices, ExpertGating gating = ExpertGating::SoftmaxThenTopK);
 
 }  // namespace forge::infer

@@ -8,6 +8,7 @@
 #include "kernels/unary.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace forge::infer {
 
@@ -45,6 +46,18 @@ void swiglu_rows(std::span<float> gate, std::span<const float> up, std::int64_t 
         const auto u = up.subspan(sz(begin * width), g.size());
         kernels::active::unary(kernels::UnaryOp::Silu, g, g);
         kernels::active::binary(kernels::BinaryOp::Mul, g, u, g);
+    });
+}
+
+// A plain loop, as ggml's: the expert widths it runs on are small next to the products around it.
+void swiglu_oai_rows(std::span<float> gate, std::span<const float> up, std::int64_t rows, std::int64_t width,
+                     float alpha, float limit) {
+    ThreadPool::global().parallel_for(rows, 8, [&](std::int64_t begin, std::int64_t end) {
+        for (auto i = sz(begin * width); i < sz(end * width); ++i) {
+            const float g = std::min(gate[i], limit);
+            const float u = std::clamp(up[i], -limit, limit);
+            gate[i] = g / (1.0f + std::exp(alpha * -g)) * (u + 1.0f);
+        }
     });
 }
 

@@ -39,6 +39,12 @@ inline void multiply_rows(std::span<const float> a, std::span<const float> b, st
 // gate = silu(gate) * up for `rows` rows of `width` values.
 void swiglu_rows(std::span<float> gate, std::span<const float> up, std::int64_t rows, std::int64_t width);
 
+// gpt-oss's clamped SwiGLU (ggml_swiglu_oai), for `rows` rows of `width` values:
+//   g = min(gate, limit), u = clamp(up, -limit, limit), gate = g * sigmoid(alpha * g) * (u + 1)
+// (alpha 1.702 and limit 7 in llama.cpp's build_moe_ffn for gpt-oss).
+void swiglu_oai_rows(std::span<float> gate, std::span<const float> up, std::int64_t rows, std::int64_t width,
+                     float alpha, float limit);
+
 // x = gelu(x) in place, the tanh approximation (GPT-2's; what ggml_gelu computes and BERT's
 // feed-forward uses in llama.cpp), over every value of `x`.
 void gelu_rows(std::span<float> x);

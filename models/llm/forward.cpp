@@ -98,6 +98,11 @@ void Forward::run_blocks(std::span<const BatchRow> rows, infer::KvCache& cache) 
               r.position, cache.n_ctx());
         check(r.position == slot_ends_[sz(r.slot)], "row {}: slot {} continues at position {}, not {}", i, r.slot,
               slot_ends_[sz(r.slot)], r.position);
+        // Every layer attends to the whole context so far; a sliding-window layer (gpt-oss) is
+        // the same only while the context fits in its window.
+        check(h_.sliding_window == 0 || r.position < h_.sliding_window,
+              "position {}: {} attends to a sliding window of {} positions on some layers, which forge does not run "
+              "yet; use a context of at most {}", r.position, h_.arch_name, h_.sliding_window, h_.sliding_window);
         ++slot_ends_[sz(r.slot)];
         positions_[i] = r.position;
     }
@@ -154,7 +159,8 @@ void Forward::attention_block(std::int64_t layer, std::span<const BatchRow> rows
     for (std::size_t i = 0; i < rows.size(); ++i) {
         cache.store(layer, rows[i].slot, rows[i].position, k_.subspan(i * kv, kv), v_.subspan(i * kv, kv));
     }
-    infer::attention(cache, layer, rows, {h_.n_head, h_.n_head_kv, h_.head_dim}, q_, attn_, attention_scratch_);
+    const std::span<const float> sinks = h_.attn_sinks ? w.attn_sinks.span<float>() : std::span<const float>();
+    infer::attention(cache, layer, rows, {h_.n_head, h_.n_head_kv, h_.head_dim}, q_, attn_, attention_scratch_, sinks);
     infer::linear(w.wo, attn_, n, proj_, act_scratch_);
     infer::add_rows(std::span(x_).first(sz(n * h_.n_embd)), std::span(proj_).first(sz(n * h_.n_embd)));
 }

@@ -1,4 +1,4 @@
-// The transformer forward pass of a llama-family model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3) as a stateless
+// The transformer forward pass of a llama-family model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3, gpt-oss) as a stateless
 // function of a batch and a KV cache: rows {token, position, slot, wants logits} in, logits
 // out for the rows that want them (or, for an embedding model, their final-norm hidden states). Sequence state lives only in the cache (what each slot
 // holds); this object holds the activation buffers for up to max_rows rows, allocated once,
@@ -74,7 +74,7 @@ private:
     std::span<float> q_, k_, v_;
     std::span<float> attn_;      // attention output, before the output projection
     std::span<float> gate_, up_;
-    std::optional<MoeFeedForward> moe_;          // qwen3moe: the experts' feed-forward instead
+    std::optional<MoeFeedForward> moe_;          // qwen3moe, gpt-oss: the experts' feed-forward instead
     std::vector<std::int64_t> positions_;        // [max_rows], this batch's positions
     std::vector<float> rope_cos_, rope_sin_;     // [max_rows, n_rot / 2], their angles
     std::vector<std::byte> embed_row_;           // one token_embd row, read from the interleaved head

@@ -18,7 +18,9 @@ Arch parse_arch(const std::string& name, const std::string& source) {
     if (name == "qwen3moe") return Arch::Qwen3Moe;
     if (name == "smollm3") return Arch::Smollm3;
     if (name == "phi3") return Arch::Phi3;
-    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3, qwen3moe, smollm3, phi3)", source, name);
+    if (name == "gpt-oss") return Arch::GptOss;
+    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3, qwen3moe, smollm3, phi3, gpt-oss)",
+                source, name);
 }
 
 // Which dims RoPE pairs, as llama.cpp's llama_model_rope_type: llama and smollm3 keep HF's
@@ -30,7 +32,8 @@ infer::RopeMode rope_mode(Arch arch) {
         case Arch::Qwen2:
         case Arch::Qwen3:
         case Arch::Qwen3Moe:
-        case Arch::Phi3: return infer::RopeMode::Neox;
+        case Arch::Phi3:
+        case Arch::GptOss: return infer::RopeMode::Neox;
     }
     return infer::RopeMode::Normal;
 }
@@ -126,21 +129,42 @@ RopeParams read_rope(const ArchKeys& meta, const Hparams& h, const std::string& 
     return rope;
 }
 
-// The experts of a qwen3moe feed-forward, as llama.cpp reads them: expert_count and
-// expert_used_count are required; expert_feed_forward_length defaults to
-// feed_forward_length / expert_used_count.
+// The experts of a qwen3moe or gpt-oss feed-forward, as llama.cpp reads them: expert_count
+// and expert_used_count are required; expert_feed_forward_length defaults to
+// feed_forward_length / expert_used_count for qwen3moe and is required for gpt-oss.
 MoeParams read_moe(const ArchKeys& meta, const Hparams& h, const std::string& source) {
     MoeParams moe;
     moe.n_expert = meta.positive_int("expert_count");
     moe.n_expert_used = meta.int_in("expert_used_count", {1, moe.n_expert});
-    const std::int64_t fallback = h.n_ff / moe.n_expert_used;
+    const std::int64_t fallback = h.arch == Arch::GptOss ? 0 : h.n_ff / moe.n_expert_used;
     if (fallback <= 0 && !meta.has("expert_feed_forward_length")) {
         fail_format("{}: missing metadata key '{}.expert_feed_forward_length' (and no feed_forward_length to derive it)",
                     source, h.arch_name);
     }
     moe.n_ff_exp = meta.int_or("expert_feed_forward_length", fallback);
     if (moe.n_ff_exp <= 0) fail_format("{}: {}.expert_feed_forward_length {} must be positive", source, h.arch_name, moe.n_ff_exp);
+    if (h.arch == Arch::GptOss) {
+        moe.gating = infer::ExpertGating::TopKThenSoftmax;
+        moe.clamped_swiglu = true;
+    }
     return moe;
+}
+
+// gpt-oss's sliding window, as llama_model_openai_moe::load_arch_hparams: the window is
+// required, the pattern defaults to 2 (sliding, full, sliding, ...). A rope.freq_base_swa
+// other than rope.freq_base would need per-layer angles, which forge does not compute.
+void read_sliding_window(const ArchKeys& meta, Hparams& h, const std::string& source) {
+    h.sliding_window = meta.positive_int("attention.sliding_window");
+    h.sliding_window_pattern = meta.int_or("attention.sliding_window_pattern", 2);
+    if (h.sliding_window_pattern < 0) {
+        fail_format("{}: {}.attention.sliding_window_pattern {} must not be negative", source, h.arch_name,
+                    h.sliding_window_pattern);
+    }
+    const double swa_base = meta.float_or("rope.freq_base_swa", h.rope.theta_base);
+    if (static_cast<float>(swa_base) != h.rope.theta_base) {
+        fail_format("{}: {}.rope.freq_base_swa {} differs from rope.freq_base {} (forge runs one RoPE base)", source,
+                    h.arch_name, swa_base, h.rope.theta_base);
+    }
 }
 
 }  // namespace
@@ -150,7 +174,8 @@ Hparams read_hparams(const gguf::GgufFile& file) {
     Hparams h;
     h.arch_name = gguf::Metadata(file).string("general.architecture");
     h.arch = parse_arch(h.arch_name, source);
-    h.qkv_bias = h.arch == Arch::Qwen2;
+    h.qkv_bias = h.arch == Arch::Qwen2 || h.arch == Arch::GptOss;
+    h.output_bias = h.attn_sinks = h.arch == Arch::GptOss;
     h.qk_norm = h.arch == Arch::Qwen3 || h.arch == Arch::Qwen3Moe;
     // llama.cpp fixes smollm3's step at 4 (llama_model_smollm3::load_arch_hparams reads no key).
     h.no_rope_layer_step = h.arch == Arch::Smollm3 ? 4 : 0;
@@ -163,7 +188,8 @@ Hparams read_hparams(const gguf::GgufFile& file) {
     h.n_layer = meta.positive_int("block_count");
     // A mixture-of-experts file's dense width is only a default for the experts' (llama.cpp
     // does not require it there).
-    h.n_ff = h.arch == Arch::Qwen3Moe ? meta.int_or("feed_forward_length", 0) : meta.positive_int("feed_forward_length");
+    const bool experts = h.arch == Arch::Qwen3Moe || h.arch == Arch::GptOss;
+    h.n_ff = experts ? meta.int_or("feed_forward_length", 0) : meta.positive_int("feed_forward_length");
     h.n_head = meta.positive_int("attention.head_count");
     h.n_head_kv = meta.int_or("attention.head_count_kv", h.n_head);
     h.head_dim = meta.int_or("attention.key_length", h.n_embd / h.n_head);
@@ -179,7 +205,8 @@ Hparams read_hparams(const gguf::GgufFile& file) {
                     h.head_dim, value_length);
     }
     h.rope = read_rope(meta, h, source);
-    if (h.arch == Arch::Qwen3Moe) h.moe = read_moe(meta, h, source);
+    if (experts) h.moe = read_moe(meta, h, source);
+    if (h.arch == Arch::GptOss) read_sliding_window(meta, h, source);
 
     const gguf::TensorInfo* embd = file.find_tensor("token_embd.weight");
     if (embd == nullptr) fail_format("{}: tensor token_embd.weight is missing", source);

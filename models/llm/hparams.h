@@ -3,11 +3,15 @@
 // llama, qwen2, qwen3, smollm3 and phi3 share one block (pre-norm attention + SwiGLU
 // feed-forward, RMSNorm, RoPE, grouped-query attention); they differ only in the switches
 // below (and phi3 in how its file stores the block: weights.h). qwen3moe is qwen3 with a
-// mixture-of-experts feed-forward (MoeParams, models/llm/moe_feed_forward.h). Metadata keys
+// mixture-of-experts feed-forward (MoeParams, models/llm/moe_feed_forward.h). gpt-oss is a
+// mixture of experts too, with biases everywhere, per-head attention sinks, its clamped SwiGLU,
+// softmax over the chosen experts' logits and every other layer attending to a sliding
+// window (llama.cpp's LLM_ARCH_OPENAI_MOE). Metadata keys
 // are llama.cpp's: "{arch}.embedding_length", "{arch}.attention.head_count", ...
 #pragma once
 
 #include "core/gguf/gguf_file.h"
+#include "core/infer/experts.h"
 #include "core/infer/row_ops.h"
 
 #include <cstdint>
@@ -16,7 +20,7 @@
 
 namespace forge::llm {
 
-enum class Arch { Llama, Qwen2, Qwen3, Qwen3Moe, Smollm3, Phi3 };
+enum class Arch { Llama, Qwen2, Qwen3, Qwen3Moe, Smollm3, Phi3, GptOss };
 
 // RoPE as llama.cpp sets it up from {arch}.rope.* metadata. The per-pair frequency divisors
 // of Llama 3.1-style scaling are a tensor (rope_freqs.weight, see weights.h), not metadata.
@@ -55,6 +59,11 @@ struct MoeParams {
     std::int64_t n_expert = 0;
     std::int64_t n_expert_used = 0;
     std::int64_t n_ff_exp = 0;
+    // qwen3moe: softmax over every expert, top k renormalised; gpt-oss: the top k logits, then
+    // softmax over them (core/infer/experts.h).
+    infer::ExpertGating gating = infer::ExpertGating::SoftmaxThenTopK;
+    // gpt-oss's experts run swiglu_oai (core/infer/row_ops.h), qwen3moe's plain SwiGLU.
+    bool clamped_swiglu = false;
 };
 
 struct Hparams {
@@ -70,15 +79,27 @@ struct Hparams {
     std::int64_t n_ctx_train = 0;
     float rms_eps = 1e-6f;
     RopeParams rope;
-    bool qkv_bias = false;         // qwen2: q, k and v projections carry biases
+    bool qkv_bias = false;         // qwen2, gpt-oss: q, k and v projections carry biases
+    bool output_bias = false;      // gpt-oss: so does the attention output projection
+    bool attn_sinks = false;       // gpt-oss: one attention sink logit per head (attn_sinks)
     bool qk_norm = false;          // qwen3: per-head RMSNorm of q and k before RoPE
     // smollm3: layer il leaves q and k unrotated (NoPE) when (il + 1) % no_rope_layer_step == 0;
     // 0: every layer rotates.
     std::int64_t no_rope_layer_step = 0;
 
-    MoeParams moe;                 // qwen3moe: the experts that replace the dense feed-forward
+    MoeParams moe;                 // qwen3moe, gpt-oss: the experts that replace the dense feed-forward
+    // gpt-oss ({arch}.attention.sliding_window): layer il attends to the last sliding_window
+    // positions only when il % sliding_window_pattern < sliding_window_pattern - 1, or always for
+    // a pattern of 0 (llama.cpp's set_swa_pattern: with gpt-oss's 2, the even layers); a window
+    // of 0: every layer sees everything.
+    std::int64_t sliding_window = 0;
+    std::int64_t sliding_window_pattern = 0;
 
     bool rotates(std::int64_t layer) const { return no_rope_layer_step == 0 || (layer + 1) % no_rope_layer_step != 0; }
+    bool slides(std::int64_t layer) const {
+        return sliding_window > 0 &&
+               (sliding_window_pattern == 0 || layer % sliding_window_pattern < sliding_window_pattern - 1);
+    }
     bool has_experts() const { return moe.n_expert > 0; }
 
     std::int64_t q_width() const { return n_head * head_dim; }

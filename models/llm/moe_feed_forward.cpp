@@ -9,8 +9,16 @@
 
 namespace forge::llm {
 
+namespace {
+
+// gpt-oss's SwiGLU constants, fixed in llama.cpp's build_moe_ffn (no metadata key).
+constexpr float kOaiAlpha = 1.702f, kOaiLimit = 7.0f;
+
+}  // namespace
+
 MoeFeedForward::MoeFeedForward(const Hparams& h, std::int64_t max_rows)
-    : n_embd_(h.n_embd), n_expert_(h.moe.n_expert), k_(h.moe.n_expert_used), n_ff_exp_(h.moe.n_ff_exp) {
+    : n_embd_(h.n_embd), n_expert_(h.moe.n_expert), k_(h.moe.n_expert_used), n_ff_exp_(h.moe.n_ff_exp),
+      gating_(h.moe.gating), clamped_swiglu_(h.moe.clamped_swiglu) {
     router_.resize(sz(max_rows * n_expert_));
     choices_.resize(sz(max_rows * k_));
     expert_begin_.resize(sz(n_expert_ + 1));
@@ -25,7 +33,7 @@ MoeFeedForward::MoeFeedForward(const Hparams& h, std::int64_t max_rows)
 void MoeFeedForward::run(const BlockWeights& w, std::span<const float> xn, std::int64_t n, std::span<float> out,
                          infer::ActivationScratch& scratch) {
     infer::linear(w.ffn_gate_inp, xn.first(sz(n * n_embd_)), n, router_, scratch);
-    infer::route_top_k(router_, n, n_expert_, k_, choices_);
+    infer::route_top_k(router_, n, n_expert_, k_, choices_, gating_);
     group_by_expert(n);
     for (std::int64_t e = 0; e < n_expert_; ++e) {
         if (expert_begin_[sz(e + 1)] > expert_begin_[sz(e)]) run_expert(w, e, xn, scratch);
@@ -65,7 +73,11 @@ void MoeFeedForward::run_expert(const BlockWeights& w, std::int64_t expert, std:
     const auto rows = std::span<const float>(inputs_).first(sz(m) * width);
     const infer::LinearOutput gate_up[] = {{&w.ffn_gate_exps[expert], gate_}, {&w.ffn_up_exps[expert], up_}};
     infer::linear_shared_input(gate_up, rows, m, scratch);
-    infer::swiglu_rows(gate_, up_, m, n_ff_exp_);
+    if (clamped_swiglu_) {
+        infer::swiglu_oai_rows(gate_, up_, m, n_ff_exp_, kOaiAlpha, kOaiLimit);
+    } else {
+        infer::swiglu_rows(gate_, up_, m, n_ff_exp_);
+    }
     infer::linear(w.ffn_down_exps[expert], std::span<const float>(gate_).first(sz(m * n_ff_exp_)), m, down_, scratch);
     for (std::size_t r = 0; r < mine.size(); ++r) {
         const float weight = choices_[sz(mine[r])].weight;

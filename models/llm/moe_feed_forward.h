@@ -1,9 +1,12 @@
-// The mixture-of-experts feed-forward of qwen3moe, as llama.cpp's build_moe_ffn runs it:
+// The mixture-of-experts feed-forward of qwen3moe and gpt-oss, as llama.cpp's build_moe_ffn
+// runs it. qwen3moe:
 //
 //   p = softmax(W_router · xn);  the k most probable experts e_1..e_k, w_j = p_{e_j} / Σ p_{e_j}
 //   out = Σ_j w_j · W_down[e_j] · (silu(W_gate[e_j] · xn) * (W_up[e_j] · xn))
 //
-// summed in the router's order (most probable first), as llama.cpp adds its expert views.
+// gpt-oss: l = W_router · xn + b; the k largest logits e_1..e_k, w = softmax(l_{e_1..e_k}); every
+// projection has its expert's bias, and silu(gate) * up is swiglu_oai (core/infer/row_ops.h).
+// Summed in the router's order (largest first), as llama.cpp adds its expert views.
 // The batch's rows are grouped by expert (llama.cpp's mul_mat_id): each expert that any row
 // chose multiplies all of its rows in one linear() call, so in prefill every chosen expert's
 // weights stream once per step, and in decoding only the chosen experts' bytes are read. Each
@@ -40,6 +43,8 @@ private:
                     infer::ActivationScratch& scratch);
 
     std::int64_t n_embd_, n_expert_, k_, n_ff_exp_;
+    infer::ExpertGating gating_;
+    bool clamped_swiglu_;
     std::vector<float> router_;                  // [max_rows, n_expert]: logits, then probabilities
     std::vector<infer::ExpertChoice> choices_;   // [max_rows, k]
     std::vector<std::int64_t> expert_begin_;     // [n_expert + 1]

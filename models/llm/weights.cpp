@@ -70,14 +70,15 @@ void load_gate_up(const gguf::TensorLoader& load, const Hparams& h, const std::s
     b.ffn_up = load_linear(load, p + "ffn_up", h.n_ff, h.n_embd, false);
 }
 
-// qwen3moe: the router and every expert's gate, up and down, each expert a slice of its 3-D
-// tensor (core/infer/experts.h).
+// qwen3moe, gpt-oss: the router and every expert's gate, up and down, each expert a slice of
+// its 3-D tensor (core/infer/experts.h); gpt-oss's router and experts carry biases.
 void load_experts(const gguf::TensorLoader& load, const Hparams& h, const std::string& p, BlockWeights& b) {
     const MoeParams& moe = h.moe;
-    b.ffn_gate_inp = load_linear(load, p + "ffn_gate_inp", moe.n_expert, h.n_embd, false);
-    b.ffn_gate_exps = load_expert_linears(load, p + "ffn_gate_exps.weight", moe.n_expert, moe.n_ff_exp, h.n_embd);
-    b.ffn_up_exps = load_expert_linears(load, p + "ffn_up_exps.weight", moe.n_expert, moe.n_ff_exp, h.n_embd);
-    b.ffn_down_exps = load_expert_linears(load, p + "ffn_down_exps.weight", moe.n_expert, h.n_embd, moe.n_ff_exp);
+    const bool biases = h.arch == Arch::GptOss;
+    b.ffn_gate_inp = load_linear(load, p + "ffn_gate_inp", moe.n_expert, h.n_embd, biases);
+    b.ffn_gate_exps = load_expert_linears(load, p + "ffn_gate_exps", moe.n_expert, moe.n_ff_exp, h.n_embd, biases);
+    b.ffn_up_exps = load_expert_linears(load, p + "ffn_up_exps", moe.n_expert, moe.n_ff_exp, h.n_embd, biases);
+    b.ffn_down_exps = load_expert_linears(load, p + "ffn_down_exps", moe.n_expert, h.n_embd, moe.n_ff_exp, biases);
 }
 
 BlockWeights load_block(const gguf::TensorLoader& load, const Hparams& h, std::int64_t layer) {
@@ -85,12 +86,14 @@ BlockWeights load_block(const gguf::TensorLoader& load, const Hparams& h, std::i
     BlockWeights b;
     b.attn_norm = load.vector_f32(p + "attn_norm.weight", h.n_embd);
     load_qkv(load, h, p, b);
-    b.wo = load_linear(load, p + "attn_output", h.n_embd, h.q_width(), false);
+    b.wo = load_linear(load, p + "attn_output", h.n_embd, h.q_width(), h.output_bias);
     if (h.qk_norm) {
         b.q_norm = load.vector_f32(p + "attn_q_norm.weight", h.head_dim);
         b.k_norm = load.vector_f32(p + "attn_k_norm.weight", h.head_dim);
     }
-    b.ffn_norm = load.vector_f32(p + "ffn_norm.weight", h.n_embd);
+    if (h.attn_sinks) b.attn_sinks = load.vector_f32(p + "attn_sinks.weight", h.n_head);
+    // gpt-oss names the norm before its feed-forward post_attention_norm (it follows attention).
+    b.ffn_norm = load.vector_f32(p + (h.arch == Arch::GptOss ? "post_attention_norm.weight" : "ffn_norm.weight"), h.n_embd);
     if (h.has_experts()) {
         load_experts(load, h, p, b);
         return b;

@@ -25,10 +25,12 @@ struct BlockWeights {
     Tensor attn_norm;
     Linear wq, wk, wv, wo;
     Tensor q_norm, k_norm;  // qwen3 only: [head_dim]
+    Tensor attn_sinks;      // gpt-oss only: [n_head], each head's sink logit (core/infer/attention.h)
     Tensor ffn_norm;
     Linear ffn_gate, ffn_up, ffn_down;  // a dense feed-forward
-    // qwen3moe instead: the router [n_expert, n_embd] (ffn_gate_inp) and the experts
-    // (ffn_{gate,up}_exps [n_expert, n_ff_exp, n_embd], ffn_down_exps [n_expert, n_embd, n_ff_exp]).
+    // qwen3moe, gpt-oss instead: the router [n_expert, n_embd] (ffn_gate_inp) and the experts
+    // (ffn_{gate,up}_exps [n_expert, n_ff_exp, n_embd], ffn_down_exps [n_expert, n_embd, n_ff_exp]);
+    // gpt-oss's with biases.
     Linear ffn_gate_inp;
     infer::ExpertLinears ffn_gate_exps, ffn_up_exps, ffn_down_exps;
 };

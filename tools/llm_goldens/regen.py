@@ -74,6 +74,11 @@ MODELS = {
     "smollm3-q8_0": ("smollm3", FOUR_LAYERS, 11, "q8_0", [], None),
     "phi3-f32": ("phi3", SMALL, 12, "f32", [], None),
     "phi3-q8_0": ("phi3", SMALL, 12, "q8_0", [], None),
+    # gpt-oss, made from an f32 qwen3moe file by to_gpt_oss.py (GPT_OSS): MOE's shape with
+    # biases, attention sinks, YaRN and a 128-position sliding window on even layers; the
+    # experts in f32 or in MXFP4 (ggml's encoder), everything else f32.
+    "gpt-oss-f32": ("gpt-oss", MOE, 14, "f32", [], None),
+    "gpt-oss-mxfp4": ("gpt-oss", MOE, 14, "f32", [], None),
 }
 
 # to_family.py's arguments: phi3 with partial rotary (12 of 16 dims) and LongRoPE.
@@ -84,6 +89,11 @@ FAMILIES = {
     "phi3-q8_0": ["--arch", "phi3", "--rot-dims", "12", "--orig-ctx", "4096", "--seed", "12"],
 }
 
+# to_gpt_oss.py's arguments.
+GPT_OSS = {
+    "gpt-oss-f32": ["--experts", "f32", "--seed", "14"],
+    "gpt-oss-mxfp4": ["--experts", "mxfp4", "--seed", "14"],
+}
 
 MIXTURES = {"qwen3-q4_k_m", "llama-q5_k_m", "qwen3moe-q4_k_m"}
 
@@ -94,7 +104,7 @@ def run(cmd):
 
 def make_model(name, spec, kit, forge, out, tmp):
     arch, shape, seed, dtype, extra, qtype = spec[:6]
-    base_arch = "llama" if arch in ("qwen2", "smollm3", "phi3") else arch
+    base_arch = {"qwen2": "llama", "smollm3": "llama", "phi3": "llama", "gpt-oss": "qwen3moe"}.get(arch, arch)
     src = os.path.join(tmp, name + ".src.gguf")
     run([PY, os.path.join(kit, "make_gguf.py"), "-q", "-o", src, "--arch", base_arch, "--tokenizer", "tiny",
          "--seed", str(seed), "--dtype", dtype, *shape, *extra])
@@ -105,6 +115,10 @@ def make_model(name, spec, kit, forge, out, tmp):
     if name in FAMILIES:
         converted = os.path.join(tmp, name + ".family.gguf")
         run([PY, os.path.join(HERE, "to_family.py"), kit, src, converted, *FAMILIES[name]])
+        src = converted
+    if name in GPT_OSS:
+        converted = os.path.join(tmp, name + ".gpt-oss.gguf")
+        run([PY, os.path.join(HERE, "to_gpt_oss.py"), kit, src, converted, *GPT_OSS[name]])
         src = converted
     if len(spec) > 6:
         scaled = os.path.join(tmp, name + ".scaled.gguf")

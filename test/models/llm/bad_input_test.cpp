@@ -203,6 +203,41 @@ TEST(LlmBadInput, MisShapedExpertTensor) {
     EXPECT_THAT(load_error(bytes), HasSubstr("tensor blk.0.ffn_down_exps.weight has shape [7, 64, 32], expected [8, 64, 32]"));
 }
 
+// gpt-oss: its required keys and the tensors qwen3moe has not (biases, sinks, its norm's name).
+const std::string kGptOssModel = test::golden_path("gpt-oss-mxfp4.gguf");
+
+TEST(LlmBadInput, GptOssMissingKey) {
+    for (const std::string key : {"gpt-oss.attention.sliding_window", "gpt-oss.expert_feed_forward_length"}) {
+        const auto bytes = edited_model(
+            [&](gguf::GgufWriter& w, gguf::TensorInfo&) {
+                w.remove(key);
+                return true;
+            },
+            kGptOssModel);
+        EXPECT_THAT(load_error(bytes), HasSubstr("missing metadata key '" + key + "'"));
+    }
+}
+
+TEST(LlmBadInput, GptOssMissingTensor) {
+    for (const std::string name : {"blk.0.attn_sinks.weight", "blk.1.attn_q.bias", "blk.0.attn_output.bias",
+                                   "blk.1.post_attention_norm.weight", "blk.0.ffn_gate_inp.bias", "blk.1.ffn_up_exps.bias",
+                                   "blk.0.ffn_down_exps.bias"}) {
+        const auto bytes =
+            edited_model([&](gguf::GgufWriter&, gguf::TensorInfo& t) { return t.name != name; }, kGptOssModel);
+        EXPECT_THAT(load_error(bytes), HasSubstr("tensor " + name + " is missing"));
+    }
+}
+
+// Until the sliding-window cache lands, a position past the window is refused, never run wrong.
+TEST(LlmBadInput, GptOssPastTheSlidingWindow) {
+    const Model model = Model::load(kGptOssModel);
+    SessionOptions options;
+    options.n_ctx = 256;
+    Session session(model, options);
+    const std::vector<std::int32_t> tokens(129, 7);
+    EXPECT_THAT(error_of([&] { session.eval(tokens); }), HasSubstr("sliding window of 128 positions"));
+}
+
 TEST(LlmBadInput, TokenOutOfRange) {
     const Model model = Model::load(kModel);
     Session session(model, {});

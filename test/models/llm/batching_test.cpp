@@ -30,7 +30,8 @@ using infer::KvType;
 
 constexpr const char* kModels[] = {"llama-f32",     "qwen3-f16",     "qwen3-q8_0",      "qwen2-q4_0",   "llama-q4_k",
                                    "qwen3-q6_k",    "qwen3-yarn",    "qwen3moe-f32",    "qwen3moe-q8_0", "qwen3moe-q4_0",
-                                   "qwen3moe-q4_k_m", "smollm3-q8_0", "phi3-f32",        "phi3-q8_0"};
+                                   "qwen3moe-q4_k_m", "smollm3-q8_0", "phi3-f32",        "phi3-q8_0",
+                                   "gpt-oss-f32",     "gpt-oss-mxfp4"};
 
 const std::vector<std::vector<std::int32_t>> kPrompts = {
     {72, 101, 108, 108, 111, 44, 256, 300, 350, 400, 450, 500, 12},
@@ -209,7 +210,7 @@ RequestResult run_one(const Fixture& f, const Request& r) {
 }
 
 TEST(Scheduler, BatchedTokensEqualAlone) {
-    for (const char* name : {"qwen3-q8_0", "llama-q4_k", "qwen2-q4_0", "qwen3-f16", "qwen3moe-q8_0"}) {
+    for (const char* name : {"qwen3-q8_0", "llama-q4_k", "qwen2-q4_0", "qwen3-f16", "qwen3moe-q8_0", "gpt-oss-mxfp4"}) {
         const Fixture f(name);
         std::vector<RequestResult> alone;
         for (std::size_t i = 0; i < kPrompts.size(); ++i) alone.push_back(run_one(f, request(kPrompts[i], 12, i + 1)));
