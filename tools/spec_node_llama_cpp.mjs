@@ -31,12 +31,19 @@ const contextOptions = {contextSize: o.prompt + o.gen + o.draftMax + 64, batchSi
                         threads: o.threads, sequences: 1, ignoreMemorySafetyChecks: true};
 const model = await llama.loadModel({modelPath: o.model, gpuLayers: 0, useMmap: true});
 const context = await model.createContext(contextOptions);
+// End-of-generation tokens banned (a TokenBias belongs to one model).
+const banEnd = (m) => {
+    const bias = new nlc.TokenBias(m.tokenizer);
+    for (const t of [m.tokens.eos, m.tokens.eot, m.tokens.bos].filter((t) => t != null)) bias.set(t, "never");
+    return bias;
+};
 let predictor;
 if (o.draft) {
     const draftModel = await llama.loadModel({modelPath: o.draft, gpuLayers: 0, useMmap: true});
     const draftContext = await draftModel.createContext(contextOptions);
     // minConfidence 0: draft up to maxTokens, as forge's --draft-min-p 0 does.
-    predictor = new nlc.DraftSequenceTokenPredictor(draftContext.getSequence(), {maxTokens: o.draftMax, minConfidence: 0});
+    predictor = new nlc.DraftSequenceTokenPredictor(draftContext.getSequence(), {
+        maxTokens: o.draftMax, minConfidence: 0, evaluateOptions: {temperature: 0, tokenBias: banEnd(draftModel)}});
 } else if (o.lookup) {
     predictor = new nlc.InputLookupTokenPredictor({predictionLength: {max: o.draftMax}});
 }
@@ -46,8 +53,7 @@ let rng = 1234;
 const prompt = [];
 const nVocab = model.tokens.trimmedVocabularySize ?? 151643;
 for (let i = 0; i < o.prompt; i++) prompt.push((rng = (Math.imul(rng, 1664525) + 1013904223) >>> 0) % nVocab);
-const ban = new nlc.TokenBias(model.tokenizer);
-for (const t of [model.tokens.eos, model.tokens.eot, model.tokens.bos].filter((t) => t != null)) ban.set(t, "never");
+const ban = banEnd(model);
 
 async function run() {
     await sequence.clearHistory();
