@@ -9,9 +9,18 @@
 // one pass over all N prompts, decode is --gen steps of one row per sequence. It reports the
 // per-stream rates (prefill_tok_s, decode_tok_s: one sequence's tokens per second) and the
 // aggregates (all sequences' tokens per second).
+//
+// Speculative decoding (--spec lookup|draft|off, --model-draft, --lookup-file, --draft-max,
+// --draft-min-p, app/speculation_flags.h): decode is then one generation of --gen tokens after
+// the --prompt tokens through the engine's generator (models/llm/sequence_generator.h), greedy
+// or at --temp with a fixed seed (at 1 even a random model writes text with nothing to look up),
+// end-of-generation tokens banned; it reports the acceptance rate and the tokens per pass (each
+// pass: the model's own token plus the guesses it accepted). `--spec off` runs the same
+// generator without speculation: the baseline to compare with.
 #include "app/cli_checks.h"
 #include "app/bench.h"
 #include "app/bench_suites.h"
+#include "app/speculation_flags.h"
 #include "app/timing.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -19,6 +28,7 @@
 #include "core/infer/kv_cache.h"
 #include "models/llm/forward.h"
 #include "models/llm/model.h"
+#include "models/llm/sequence_generator.h"
 #include "models/llm/session.h"
 
 #include <fmt/format.h>
@@ -28,6 +38,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <random>
 #include <vector>
@@ -44,6 +55,12 @@ struct BenchLlmOptions {
     int threads = 0;
     int reps = 3;
     bool json = false;
+    SpeculationFlags speculation;
+    float temperature = 0.0f;  // decode through the generator: 0 greedy
+    // Decode through the generator (with or without speculation): any speculation flag given.
+    bool generator() const {
+        return speculation.spec || speculation.model_draft || speculation.lookup_file;
+    }
 };
 
 double peak_rss_mib() {
@@ -74,6 +91,8 @@ struct LlmTimes {
     double load_s = 0;
     std::vector<double> prefill_s, decode_s;
     double kv_cache_mib = 0;
+    // Through the generator: tokens generated, guesses scored and kept (the last repetition).
+    std::int64_t generated = 0, drafted = 0, accepted = 0;
 };
 
 // N slots through the engine: each repetition's prefill (all prompts in one pass) and decode of
@@ -115,6 +134,35 @@ void time_parallel(const llm::Model& model, const BenchLlmOptions& o, LlmTimes& 
     t.kv_cache_mib = static_cast<double>(cache.bytes()) / (1 << 20);
 }
 
+// Decode as a generation through the engine's generator, with the speculation asked for: each
+// repetition's seconds for its --gen tokens.
+void time_generator(const llm::Model& model, const BenchLlmOptions& o, LlmTimes& t) {
+    const llm::PromptFormat format(model);
+    llm::SequenceGenerator generator(model, format.tokenizer(), {o.prompt + o.gen + 1, std::max<std::int64_t>(o.prompt, 512)},
+                                     speculation_options(o.speculation, format.tokenizer()));
+    llm::GenerationOptions generation;
+    generation.sampling.temperature = o.temperature;
+    generation.sampling.seed = 1234;
+    generation.max_tokens = o.gen;
+    for (std::int32_t id = 0; id < format.tokenizer().n_vocab(); ++id) {
+        if (format.tokenizer().is_end_of_generation(id))
+            generation.logit_bias.emplace_back(id, -std::numeric_limits<float>::infinity());
+    }
+    const std::vector<std::int32_t> prompt = random_tokens(o.prompt, format.tokenizer().n_vocab());
+    const auto run = [&] {
+        generator.reset();
+        llm::Sampler sampler(generation.sampling, model.hparams().n_vocab);
+        const llm::GenerationStats stats = generator.generate(prompt, generation, sampler, [](std::string_view) { return true; });
+        t.generated = stats.generated_tokens;
+        t.drafted = stats.drafted_tokens;
+        t.accepted = stats.accepted_tokens;
+        return stats.generate_s;
+    };
+    run();  // the warm-up
+    for (int rep = 0; rep < o.reps; ++rep) t.decode_s.push_back(run());
+    t.kv_cache_mib = static_cast<double>(generator.session().cache().bytes()) / (1 << 20);
+}
+
 LlmTimes time_llm(const BenchLlmOptions& o) {
     const auto load_start = std::chrono::steady_clock::now();
     const llm::Model model = llm::Model::load(o.model);
@@ -131,6 +179,10 @@ LlmTimes time_llm(const BenchLlmOptions& o) {
     llm::Session session(model, options);
     const std::vector<std::int32_t> prompt = random_tokens(o.prompt, model.hparams().n_vocab);
     t.prefill_s = time_reps([&] { session.reset(); session.eval(prompt); }, o.reps);
+    if (o.generator()) {
+        time_generator(model, o, t);
+        return t;
+    }
     t.decode_s = time_reps([&] { session.reset(); decode(session, o.gen); }, o.reps);
     t.kv_cache_mib = static_cast<double>(session.cache().bytes()) / (1 << 20);
     return t;
@@ -144,8 +196,9 @@ int run_bench_llm(const BenchLlmOptions& o) {
     const double decode_s = bench::summarize(t.decode_s).median;
     const auto streams = static_cast<double>(o.parallel);
     const double prefill_tok_s = static_cast<double>(o.prompt) / prefill_s;  // per stream
-    const double decode_tok_s = static_cast<double>(o.gen) / decode_s;
-    const nlohmann::json result = {
+    const std::int64_t decoded = o.generator() ? t.generated : o.gen;
+    const double decode_tok_s = static_cast<double>(decoded) / decode_s;
+    nlohmann::json result = {
         {"model", o.model},
         {"arch", t.arch},
         {"threads", ThreadPool::global().size()},
@@ -163,13 +216,27 @@ int run_bench_llm(const BenchLlmOptions& o) {
         {"kv_cache_mib", t.kv_cache_mib},
         {"peak_rss_mib", peak_rss_mib()},
     };
+    if (o.generator()) {
+        result["spec"] = o.speculation.spec.value_or(o.speculation.model_draft ? "draft" : "lookup");
+        result["temperature"] = o.temperature;
+        result["generated"] = t.generated;
+        result["drafted"] = t.drafted;
+        result["accepted"] = t.accepted;
+        result["acceptance"] = t.drafted > 0 ? static_cast<double>(t.accepted) / static_cast<double>(t.drafted) : 0.0;
+        // Passes: one per token the model chose itself; the accepted guesses came free.
+        result["tokens_per_pass"] =
+            static_cast<double>(t.generated) / static_cast<double>(std::max<std::int64_t>(1, t.generated - t.accepted));
+    }
     if (o.json) {
         fmt::print("{}\n", result.dump(2));
     } else {
         fmt::print("model {} ({}), {} threads, load {:.2f} s\n", printable(o.model), printable(t.arch),
                    ThreadPool::global().size(), load_s);
         fmt::print("prefill pp{}: {:.1f} tok/s ({:.2f} ms/tok)\n", o.prompt, prefill_tok_s, 1e3 / prefill_tok_s);
-        fmt::print("decode  tg{}: {:.1f} tok/s ({:.2f} ms/tok)\n", o.gen, decode_tok_s, 1e3 / decode_tok_s);
+        fmt::print("decode  tg{}: {:.1f} tok/s ({:.2f} ms/tok){}\n", o.gen, decode_tok_s, 1e3 / decode_tok_s,
+                   o.generator() ? fmt::format(", spec {}{}", result["spec"].get<std::string>(),
+                                               acceptance_text(t.drafted, t.accepted, t.generated))
+                                 : std::string());
         if (o.parallel > 1) {
             fmt::print("{} streams: aggregate prefill {:.1f} tok/s, aggregate decode {:.1f} tok/s (rates above: per stream)\n",
                        o.parallel, streams * prefill_tok_s, streams * decode_tok_s);
@@ -209,7 +276,14 @@ void add_bench_llm_command(CLI::App& bench, CommandTable& commands) {
         ->check(CLI::Range(1, ThreadPool::kMaxThreads));
     cmd->add_option("--reps", o->reps, "Measured repetitions after the warm-up (default 3)")->check(CLI::Range(1, 1000));
     cmd->add_flag("--json", o->json, "Print the results as JSON");
-    commands.add(cmd, [o] { return run_bench_llm(*o); });
+    add_speculation_flags(*cmd, o->speculation);
+    cmd->add_option("--temp", o->temperature,
+                    "With a speculation flag: decode at this temperature (seed 1234; default 0, greedy)")
+        ->check(CLI::Range(0.0f, 2.0f));
+    commands.add(cmd, [o] {
+        check(o->parallel == 1 || !o->generator(), "--spec, --model-draft and --lookup-file need --parallel 1");
+        return run_bench_llm(*o);
+    });
 }
 
 }  // namespace forge::app

@@ -1,7 +1,7 @@
 // `forge chat [MODEL.gguf|default] [-p PROMPT] [-n N] [--raw] [--system S] [--no-think] [--temp T]
 // [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--ctx N] [--kv-type f16|f32]
-// [--json-schema FILE | --regex PATTERN | --grammar-file F.gbnf] [--spec off|lookup] [--draft-max N]
-// [--lookup-file F]`
+// [--json-schema FILE | --regex PATTERN | --grammar-file F.gbnf] [--spec off|lookup|draft] [--draft-max N]
+// [--lookup-file F] [--model-draft SMALL.gguf] [--draft-min-p P]`
 //
 // With -p: one answer, streamed to stdout. Without: the REPL of app/chat_repl.h (line editing
 // and history on a terminal, /help, /reset, /system, /save, /exit, Ctrl-C). Each turn renders the whole conversation with the model's chat template
@@ -10,7 +10,7 @@
 // are dropped with a warning. The context defaults to the model's trained length when that is
 // under 4096; a --ctx past it warns (app/context_size.h). --spec lookup decodes speculatively
 // (models/llm/speculator.h): the same answer, more tokens per pass where the text repeats itself
-// or quotes --lookup-file. Load time and prompt/generation speed (with the draft acceptance) go to stderr.
+// or quotes --lookup-file; --spec draft --model-draft SMALL.gguf has a small model guess. Load time and prompt/generation speed (with the draft acceptance) go to stderr.
 #include "app/bundled_models.h"
 #include "app/chat_grammar.h"
 #include "app/chat_repl.h"

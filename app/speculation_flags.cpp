@@ -12,22 +12,40 @@ namespace forge::app {
 void add_speculation_flags(CLI::App& command, SpeculationFlags& flags) {
     command
         .add_option("--spec", flags.spec,
-                    "Speculative decoding: off, or lookup (guess from n-grams of the prompt, the answer and "
-                    "--lookup-file; the same tokens, more per pass) (default off; lookup with --lookup-file)")
-        ->check(accepted_by([](const std::string& name) { (void)llm::spec_mode_from_name(name); }, "off|lookup"));
+                    "Speculative decoding: off, lookup (guess from n-grams of the prompt, the answer and "
+                    "--lookup-file) or draft (guesses of --model-draft); the same tokens, more per pass "
+                    "(default off; lookup with --lookup-file, draft with --model-draft)")
+        ->check(accepted_by([](const std::string& name) { (void)llm::spec_mode_from_name(name); }, "off|lookup|draft"));
     command.add_option("--draft-max", flags.draft_max, "Most guessed tokens per pass with --spec (default 16)")
         ->check(CLI::Range(std::int64_t{1}, llm::kMaxDraft));
     command.add_option("--lookup-file", flags.lookup_file, "A text the answer may quote: --spec lookup searches it too")
         ->check(input_file());
+    command
+        .add_option("--model-draft", flags.model_draft,
+                    "A smaller GGUF model with the same vocabulary (often the model's own lower-bit file) that "
+                    "guesses for --spec draft")
+        ->check(input_file());
+    command
+        .add_option("--draft-min-p", flags.draft_min_p,
+                    "With --spec draft: stop a draft when the draft model's most likely token is less likely than "
+                    "this (default 0: draft up to --draft-max; llama.cpp's --draft-p-min)")
+        ->check(CLI::Range(0.0f, 1.0f));
 }
 
 llm::SpeculationOptions speculation_options(const SpeculationFlags& flags) {
     llm::SpeculationOptions options;
-    options.mode = flags.spec ? llm::spec_mode_from_name(*flags.spec)
-                              : (flags.lookup_file ? llm::SpecMode::Lookup : llm::SpecMode::Off);
+    options.mode = flags.spec          ? llm::spec_mode_from_name(*flags.spec)
+                   : flags.model_draft ? llm::SpecMode::Draft
+                   : flags.lookup_file ? llm::SpecMode::Lookup
+                                       : llm::SpecMode::Off;
     options.draft_max = flags.draft_max;
+    options.draft_min_p = flags.draft_min_p;
     check(!flags.lookup_file || options.mode == llm::SpecMode::Lookup, "--lookup-file {} needs --spec lookup, not --spec {}",
           flags.lookup_file.value_or(""), flags.spec.value_or("off"));
+    check(!flags.model_draft || options.mode == llm::SpecMode::Draft, "--model-draft {} needs --spec draft, not --spec {}",
+          flags.model_draft.value_or(""), flags.spec.value_or("off"));
+    check(options.mode != llm::SpecMode::Draft || flags.model_draft, "--spec draft needs --model-draft SMALL.gguf");
+    if (flags.model_draft) options.draft_model = llm::DraftModel::load(*flags.model_draft);
     return options;
 }
 

@@ -1,4 +1,5 @@
-// `--spec off|lookup`, `--draft-max N`, `--lookup-file F`: speculative decoding
+// `--spec off|lookup|draft`, `--draft-max N`, `--lookup-file F`, `--model-draft SMALL.gguf`,
+// `--draft-min-p P`: speculative decoding
 // (models/llm/speculator.h) for chat, serve and bench llm, and its acceptance report.
 #pragma once
 
@@ -14,15 +15,18 @@
 namespace forge::app {
 
 struct SpeculationFlags {
-    std::optional<std::string> spec;         // off by default, lookup with a --lookup-file
+    std::optional<std::string> spec;         // off by default, lookup with a --lookup-file, draft with a --model-draft
     std::int64_t draft_max = 16;
     std::optional<std::string> lookup_file;  // a text the answer may quote
+    std::optional<std::string> model_draft;  // a small model with the target's vocabulary
+    float draft_min_p = 0.0f;
 };
 
 void add_speculation_flags(CLI::App& command, SpeculationFlags& flags);
 
-// The engine's options, but for the --lookup-file's tokens, which depend on the model's
-// tokenizer (llm::lookup_reference). Throws an Error naming the flags for a bad combination.
+// The engine's options, with the --model-draft loaded (the engine checks its vocabulary against
+// the target's), but for the --lookup-file's tokens, which depend on the model's tokenizer
+// (llm::lookup_reference). Throws an Error naming the flags for a bad combination.
 llm::SpeculationOptions speculation_options(const SpeculationFlags& flags);
 // The same with the --lookup-file read and tokenized, once.
 llm::SpeculationOptions speculation_options(const SpeculationFlags& flags, const llm::Tokenizer& tokenizer);

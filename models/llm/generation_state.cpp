@@ -31,7 +31,7 @@ GenerationState::GenerationState(const Tokenizer& tokenizer, const GenerationOpt
     if (max_tokens_ >= 0) tokens_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(max_tokens_, 1 << 16)));
 }
 
-std::optional<std::int32_t> GenerationState::next(std::span<const float> logits, std::string& piece) {
+std::optional<std::int32_t> GenerationState::next(std::span<const float> logits, std::string& piece, const DraftGuess* guess) {
     piece.clear();
     if (finished()) return std::nullopt;
     if (max_tokens_ >= 0 && generated_ >= max_tokens_) {
@@ -39,7 +39,7 @@ std::optional<std::int32_t> GenerationState::next(std::span<const float> logits,
         return std::nullopt;
     }
     const std::span<const float> seen = adjusted(logits);
-    const std::int32_t id = sampler_.sample(seen);
+    const std::int32_t id = guess ? sampler_.sample_against(seen, guess->id, guess->distribution) : sampler_.sample(seen);
     if (tokenizer_.is_end_of_generation(id)) {
         end(FinishReason::EndOfGeneration, piece);
         return std::nullopt;

@@ -69,6 +69,13 @@ struct GenerationStats {
     FinishReason finish = FinishReason::EndOfGeneration;
 };
 
+// A draft model's guess at the next token and the distribution it was drawn from (sorted by
+// id; empty when greedy): speculative sampling checks it (Sampler::sample_against).
+struct DraftGuess {
+    std::int32_t id;
+    std::span<const Sampler::Candidate> distribution;
+};
+
 // Called with each safe piece of text; return false to cancel the generation.
 using TextSink = std::function<bool(std::string_view)>;
 
@@ -80,7 +87,9 @@ public:
     // The logits after the last evaluated token -> the next token to evaluate, or nothing when
     // the generation is over (finished() says why). `piece` receives the text that is now safe
     // to show (often empty: held back until a character or a possible stop string completes).
-    std::optional<std::int32_t> next(std::span<const float> logits, std::string& piece);
+    // With a draft model's `guess`, the token is chosen by the speculative-sampling rule: the
+    // same distribution.
+    std::optional<std::int32_t> next(std::span<const float> logits, std::string& piece, const DraftGuess* guess = nullptr);
     // End the generation early (context full, cancelled); `piece` receives the text held back,
     // if the reason lets it be shown.
     void finish(FinishReason reason, std::string& piece);

@@ -28,6 +28,7 @@ Sampler::Sampler(const SamplerOptions& options, std::int64_t n_vocab) : options_
     candidates_.reserve(static_cast<std::size_t>(n_vocab));
     history_.resize(static_cast<std::size_t>(options.penalty_window));
     counted_.reserve(history_.size());
+    residual_.reserve(static_cast<std::size_t>(n_vocab));
 }
 
 void Sampler::accept(std::int32_t token) {
@@ -129,15 +130,42 @@ void Sampler::keep_min_p() {
 }
 
 // A draw from the probabilities distribution() left in candidates_.
-std::int32_t Sampler::draw() {
-    // 53 random bits -> [0, 1): the same on every platform, unlike std::uniform_real_distribution.
-    const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+std::int32_t Sampler::draw() { return pick(candidates_, uniform(rng_)); }
+
+std::int32_t Sampler::pick(std::span<const Candidate> candidates, double u) {
     double cumulative = 0.0;
-    for (const Candidate& c : candidates_) {
+    for (const Candidate& c : candidates) {
         cumulative += c.p;
         if (u < cumulative) return c.id;
     }
-    return candidates_.back().id;
+    return candidates.back().id;
+}
+
+std::int32_t Sampler::sample_against(std::span<const float> logits, std::int32_t guess,
+                                     std::span<const Candidate> guess_distribution) {
+    distribution(logits);
+    if (options_.temperature == 0.0f) return candidates_.front().id;
+    const auto q_of = [&](std::int32_t id) {
+        const auto it = std::lower_bound(guess_distribution.begin(), guess_distribution.end(), id,
+                                         [](const Candidate& c, std::int32_t x) { return c.id < x; });
+        return it != guess_distribution.end() && it->id == id ? static_cast<double>(it->p) : 0.0;
+    };
+    const auto p = std::find_if(candidates_.begin(), candidates_.end(), [&](const Candidate& c) { return c.id == guess; });
+    const double p_guess = p == candidates_.end() ? 0.0 : static_cast<double>(p->p);
+    const double q_guess = q_of(guess);
+    if (q_guess > 0.0 && uniform(rng_) * q_guess < p_guess) return guess;
+    // Rejected (so p(guess) < q(guess): the guess has no residual mass).
+    residual_.clear();
+    double sum = 0.0;
+    for (const Candidate& c : candidates_) {
+        const double r = std::max(0.0, static_cast<double>(c.p) - q_of(c.id));
+        if (r > 0.0 && c.id != guess) {
+            residual_.push_back({c.id, c.logit, static_cast<float>(r)});
+            sum += r;
+        }
+    }
+    if (sum <= 0.0) return draw();  // p == q up to rounding: p itself
+    return pick(residual_, uniform(rng_) * sum);  // the residual unnormalised: u scaled instead
 }
 
 }  // namespace forge::llm

@@ -41,11 +41,25 @@ public:
     // The tokens sample() draws from for these logits and their probabilities (temperature 0:
     // the greedy token alone, p = 1). Valid until the next call; consumes no randomness.
     std::span<const Candidate> distribution(std::span<const float> logits);
+    // Speculative sampling (Leviathan et al. 2023, Chen et al. 2023): the next token for
+    // `logits` when a draft model guessed `guess` by a draw from `guess_distribution` (q, sorted
+    // by id). The guess is kept with probability min(1, p(guess) / q(guess)); otherwise the
+    // token is a draw from norm(max(0, p - q)), never the guess. Either way it is distributed
+    // exactly as sample()'s p. Greedy: sample()'s token.
+    std::int32_t sample_against(std::span<const float> logits, std::int32_t guess,
+                                std::span<const Candidate> guess_distribution);
     // Record a token (sampled, or part of the prompt) for the penalties.
     void accept(std::int32_t token);
     void reset();  // forget the history; the random stream continues
 
     const SamplerOptions& options() const { return options_; }
+
+    // A uniform number in [0, 1) from 53 random bits: the same on every platform, unlike
+    // std::uniform_real_distribution.
+    static double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+    // The candidate at `u` in [0, 1) of their probabilities' running sum (the last one when
+    // rounding leaves the sum short of u).
+    static std::int32_t pick(std::span<const Candidate> candidates, double u);
 
 private:
     void apply_penalties();
@@ -63,6 +77,7 @@ private:
     std::size_t history_next_ = 0;
     std::size_t history_size_ = 0;
     std::vector<std::int32_t> counted_;  // scratch for penalties: distinct ids in the window
+    std::vector<Candidate> residual_;    // sample_against's norm(max(0, p - q))
 };
 
 }  // namespace forge::llm

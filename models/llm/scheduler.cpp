@@ -48,7 +48,7 @@ namespace {
 
 // Decode rows one slot may add in a step: its pending token and a full draft.
 std::int64_t rows_per_slot(const SchedulerOptions& options) {
-    return Speculator(options.speculation, 0).max_rows();
+    return Speculator::max_rows(options.speculation);
 }
 
 // Rows a forward pass may hold: the batch budget, and at least every slot's decode rows.
@@ -68,6 +68,7 @@ Scheduler::Scheduler(const Model& model, const Tokenizer& tokenizer, const Sched
       logits_(sz(options.n_slots * rows_per_slot(options) * model.hparams().n_vocab)),
       slots_(sz(options.n_slots)) {
     check(options.n_batch > 0 && options.max_queue > 0, "scheduler: the batch and the queue must hold at least one");
+    check_draft_vocabulary(model, tokenizer, options.speculation);
     for (std::size_t s = 0; s < slots_.size(); ++s) {
         Slot& slot = slots_[s];
         slot.tokens.reserve(sz(options.n_ctx));
@@ -266,7 +267,7 @@ void Scheduler::admit(std::shared_ptr<RequestHandle> handle) {
     slot.sampler = std::make_unique<Sampler>(request.generation.sampling, model_.hparams().n_vocab);
     for (std::int32_t id : request.prompt) slot.sampler->accept(id);
     slot.generation = std::make_unique<GenerationState>(tokenizer_, request.generation, *slot.sampler);
-    slot.speculator->start(request.prompt);
+    slot.speculator->start(request.prompt, request.generation.sampling);
     slot.result = RequestResult{};
     slot.result.slot = s;
     slot.result.stats.prompt_tokens = n_prompt;

@@ -38,6 +38,7 @@ SequenceGenerator::SequenceGenerator(const Model& model, const Tokenizer& tokeni
       n_vocab_(static_cast<std::size_t>(model.hparams().n_vocab)),
       session_(model, options),
       speculator_(speculation, session_.n_ctx()) {
+    check_draft_vocabulary(model, tokenizer, speculation);
     check(speculator_.max_rows() <= std::max<std::int64_t>(1, options.n_batch),
           "--draft-max {} does not fit a batch of {} tokens", speculator_.max_rows() - 1, options.n_batch);
     // Decoding appends without reallocating.
@@ -74,7 +75,7 @@ GenerationStats SequenceGenerator::generate(std::span<const std::int32_t> prompt
     for (std::int32_t id : fresh) sampler.accept(id);
 
     GenerationState generation(tokenizer_, options, sampler);
-    speculator_.start(prompt);
+    speculator_.start(prompt, options.sampling);
     std::string piece;
     const auto start = Clock::now();
     // Each pass evaluates the pending token and its draft (none without speculation), and the

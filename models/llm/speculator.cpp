@@ -9,22 +9,36 @@ namespace forge::llm {
 SpecMode spec_mode_from_name(const std::string& name) {
     if (name == "off") return SpecMode::Off;
     if (name == "lookup") return SpecMode::Lookup;
-    throw Error(fmt::format("--spec must be off or lookup, not '{}'", name));
+    if (name == "draft") return SpecMode::Draft;
+    throw Error(fmt::format("--spec must be off, lookup or draft, not '{}'", name));
+}
+
+void check_draft_vocabulary(const Model& target, const Tokenizer& target_tokenizer, const SpeculationOptions& options) {
+    if (options.mode == SpecMode::Draft && options.draft_model)
+        check_same_vocabulary(target, target_tokenizer, *options.draft_model);
 }
 
 Speculator::Speculator(const SpeculationOptions& options, std::int64_t capacity)
-    : options_(options), drafter_(options.lookup, options.mode == SpecMode::Off ? 0 : capacity) {
+    : options_(options), drafter_(options.lookup, options.mode == SpecMode::Lookup ? capacity : 0) {
     check(!active() || (options.draft_max >= 1 && options.draft_max <= kMaxDraft), "--draft-max must be 1 to {}, got {}",
           kMaxDraft, options.draft_max);
+    if (options.mode == SpecMode::Draft) {
+        check(options.draft_model != nullptr, "--spec draft needs --model-draft");
+        model_drafter_ = std::make_unique<ModelDrafter>(options.draft_model, capacity, options.draft_min_p);
+    }
     draft_.reserve(static_cast<std::size_t>(max_rows()));
     piece_.reserve(64);
 }
 
-void Speculator::start(std::span<const std::int32_t> prompt) {
+void Speculator::start(std::span<const std::int32_t> prompt, const SamplerOptions& sampling) {
     drafted_ = accepted_ = 0;
     draft_.clear();
     if (!active()) return;
-    drafter_.reset(prompt);
+    if (model_drafter_) {
+        model_drafter_->reset(prompt, sampling);
+    } else {
+        drafter_.reset(prompt);
+    }
     limit_ = options_.draft_max;
     misses_ = paused_ = unpaid_ = 0;
     pass_start_ = {};
@@ -35,14 +49,27 @@ std::span<const std::int32_t> Speculator::draft(std::int32_t pending, std::int64
     draft_.clear();
     if (!active()) return {};
     pass_start_ = std::chrono::steady_clock::now();
-    drafter_.push(pending);
+    push(pending);
     if (paused_ > 0) {
         --paused_;
         return {};
     }
     const std::int64_t max = std::min(limit_, room);
-    if (max > 0) drafter_.propose(static_cast<std::size_t>(max), draft_);
+    if (max <= 0) return draft_;
+    if (model_drafter_) {
+        model_drafter_->propose(static_cast<std::size_t>(max), draft_);
+    } else {
+        drafter_.propose(static_cast<std::size_t>(max), draft_);
+    }
     return draft_;
+}
+
+void Speculator::push(std::int32_t token) {
+    if (model_drafter_) {
+        model_drafter_->push(token);
+    } else {
+        drafter_.push(token);
+    }
 }
 
 // Row i holds the target's logits after the pending token and the first i draft tokens, so
@@ -61,18 +88,24 @@ std::span<const std::int32_t> Speculator::draft(std::int32_t pending, std::int64
 // given x != d, x is distributed as p(x) / (1 - p(d)). The output is distributed as p in both
 // readings — and drawing first, with the sampler's own random stream, makes it the very
 // token the plain decoder draws with that seed, which is what the tests compare. (A drafter
-// with a real distribution q, a draft model, needs the general rule with its own draws.)
+// with a real distribution q, a draft model, gets the general rule: Sampler::sample_against.)
 Verdict Speculator::verify(GenerationState& generation, std::span<const float> logits, const TextSink& emit) {
     const std::size_t rows = draft_.size() + 1;
     check(!logits.empty() && logits.size() % rows == 0, "verify: {} logits are not {} rows", logits.size(), rows);
     const std::size_t n_vocab = logits.size() / rows;
     Verdict verdict;
     for (std::size_t i = 0; i < rows; ++i) {
-        verdict.next = generation.next(logits.subspan(i * n_vocab, n_vocab), piece_);
+        const std::span<const float> row = logits.subspan(i * n_vocab, n_vocab);
+        if (model_drafter_ && i < draft_.size()) {
+            const DraftGuess guess{draft_[i], model_drafter_->distribution(i)};
+            verdict.next = generation.next(row, piece_, &guess);
+        } else {
+            verdict.next = generation.next(row, piece_);
+        }
         verdict.cancelled = !piece_.empty() && !emit(piece_);
         if (!verdict.next || verdict.cancelled || i == draft_.size() || *verdict.next != draft_[i]) break;
         ++verdict.accepted;
-        drafter_.push(*verdict.next);
+        push(*verdict.next);
     }
     adapt(draft_.size(), static_cast<std::size_t>(verdict.accepted));
     if (active() && options_.weigh_cost) weigh(draft_.size(), static_cast<std::size_t>(verdict.accepted));
