@@ -18,7 +18,9 @@ Arch parse_arch(const std::string& name, const std::string& source) {
     if (name == "qwen3moe") return Arch::Qwen3Moe;
     if (name == "smollm3") return Arch::Smollm3;
     if (name == "phi3") return Arch::Phi3;
-    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3, qwen3moe, smollm3, phi3)", source, name);
+    if (name == "gemma3") return Arch::Gemma3;
+    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3, qwen3moe, smollm3, phi3, gemma3)",
+                source, name);
 }
 
 // Which dims RoPE pairs, as llama.cpp's llama_model_rope_type: llama and smollm3 keep HF's
@@ -30,7 +32,8 @@ infer::RopeMode rope_mode(Arch arch) {
         case Arch::Qwen2:
         case Arch::Qwen3:
         case Arch::Qwen3Moe:
-        case Arch::Phi3: return infer::RopeMode::Neox;
+        case Arch::Phi3:
+        case Arch::Gemma3: return infer::RopeMode::Neox;
     }
     return infer::RopeMode::Normal;
 }
@@ -143,6 +146,24 @@ MoeParams read_moe(const ArchKeys& meta, const Hparams& h, const std::string& so
     return moe;
 }
 
+// gemma3 as llama.cpp's load_hparams sets it up: the sliding window (when the file has one)
+// on five layers of every six, RoPE base 10000 unscaled there; q scaled by 1/sqrt(head_dim)
+// except on the 27B (62 layers: 1/sqrt(n_embd / n_head)); an optional final logit soft cap.
+void read_gemma3(const ArchKeys& meta, Hparams& h, const std::string& source) {
+    h.gate = GateActivation::Gelu;
+    h.gemma.scale_embeddings = true;
+    h.gemma.post_norms = true;
+    const bool is_27b = h.n_layer == 62;
+    h.gemma.query_scale = 1.0f / std::sqrt(static_cast<float>(is_27b ? h.n_embd / h.n_head : h.head_dim));
+    h.gemma.final_logit_softcap = static_cast<float>(meta.float_or("final_logit_softcapping", 0.0));
+    h.swa.window = meta.int_or("attention.sliding_window", 0);
+    if (h.swa.window < 0) fail_format("{}: gemma3.attention.sliding_window {} must not be negative", source, h.swa.window);
+    h.swa.pattern = 6;
+    h.swa.rope = h.rope;
+    h.swa.rope.theta_base = 10000.0f;
+    h.swa.rope.freq_scale = 1.0f;
+}
+
 }  // namespace
 
 Hparams read_hparams(const gguf::GgufFile& file) {
@@ -151,7 +172,7 @@ Hparams read_hparams(const gguf::GgufFile& file) {
     h.arch_name = gguf::Metadata(file).string("general.architecture");
     h.arch = parse_arch(h.arch_name, source);
     h.qkv_bias = h.arch == Arch::Qwen2;
-    h.qk_norm = h.arch == Arch::Qwen3 || h.arch == Arch::Qwen3Moe;
+    h.qk_norm = h.arch == Arch::Qwen3 || h.arch == Arch::Qwen3Moe || h.arch == Arch::Gemma3;
     // llama.cpp fixes smollm3's step at 4 (llama_model_smollm3::load_arch_hparams reads no key).
     h.no_rope_layer_step = h.arch == Arch::Smollm3 ? 4 : 0;
     // phi3.attention.sliding_window is not read: llama.cpp turns phi3's sliding window off
@@ -180,6 +201,7 @@ Hparams read_hparams(const gguf::GgufFile& file) {
     }
     h.rope = read_rope(meta, h, source);
     if (h.arch == Arch::Qwen3Moe) h.moe = read_moe(meta, h, source);
+    if (h.arch == Arch::Gemma3) read_gemma3(meta, h, source);
 
     const gguf::TensorInfo* embd = file.find_tensor("token_embd.weight");
     if (embd == nullptr) fail_format("{}: tensor token_embd.weight is missing", source);

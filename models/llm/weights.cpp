@@ -91,6 +91,10 @@ BlockWeights load_block(const gguf::TensorLoader& load, const Hparams& h, std::i
         b.k_norm = load.vector_f32(p + "attn_k_norm.weight", h.head_dim);
     }
     b.ffn_norm = load.vector_f32(p + "ffn_norm.weight", h.n_embd);
+    if (h.gemma.post_norms) {
+        b.post_attention_norm = load.vector_f32(p + "post_attention_norm.weight", h.n_embd);
+        b.post_ffw_norm = load.vector_f32(p + "post_ffw_norm.weight", h.n_embd);
+    }
     if (h.has_experts()) {
         load_experts(load, h, p, b);
         return b;
