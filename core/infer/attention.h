@@ -1,6 +1,7 @@
 // Causal multi-head attention over the slotted KV cache (core/infer/kv_cache.h) for a batch of
 // query rows that each carry their own (slot, position): row i sees positions 0 .. position
-// of its slot (grouped-query: query head h reads kv head h / (n_head / n_head_kv)).
+// of its slot, or in a sliding-window layer the window ending at position (grouped-query:
+// query head h reads kv head h / (n_head / n_head_kv)).
 #pragma once
 
 #include "core/infer/batch.h"
@@ -16,6 +17,7 @@ struct AttentionHeads {
     std::int64_t n_head;
     std::int64_t n_head_kv;
     std::int64_t head_dim;
+    float scale = 0.0f;  // what q·k is multiplied by before the softmax; 0: 1 / sqrt(head_dim)
 };
 
 // Per worker: room for the scores of one kv head's group of queries over a whole slot (and,
@@ -42,8 +44,10 @@ private:
 };
 
 // q and out are [rows.size(), n_head * head_dim]; the cache already holds every row's key and
-// value. Query row i sees every cached position <= rows[i].position of slot rows[i].slot,
-// weighted by softmax(q·k / sqrt(head_dim)). With an f16 cache, q is rounded to f16 in place
+// value. Query row i sees every cached position <= rows[i].position of slot rows[i].slot
+// (in a sliding-window layer, the cache's window(layer) latest of them: keys at p with
+// position - p < window, llama.cpp's LLAMA_SWA_TYPE_STANDARD), weighted by
+// softmax(scale * q·k). With an f16 cache, q is rounded to f16 in place
 // first, with a Q8_0 cache through Q8_0, as llama.cpp does. sinks (gpt-oss; empty: none) holds
 // one logit per query head that joins that head's softmax as if it were one more key's score
 // (unscaled) but has no value: the weights then sum to less than 1 (ggml_soft_max_add_sinks).

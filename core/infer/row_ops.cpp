@@ -4,10 +4,12 @@
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
 #include "kernels/binary.h"
+#include "kernels/convert.h"
 #include "kernels/norm.h"
 #include "kernels/unary.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace forge::infer {
@@ -37,6 +39,40 @@ void gelu_rows(std::span<float> x) {
     ThreadPool::global().parallel_for((n + kChunk - 1) / kChunk, 1, [&](std::int64_t begin, std::int64_t end) {
         const auto part = x.subspan(sz(begin * kChunk), sz(std::min(end * kChunk, n) - begin * kChunk));
         kernels::active::unary(kernels::UnaryOp::GeluTanh, part, part);
+    });
+}
+
+namespace {
+
+// GELU through ggml's f16 table (ggml_vec_geglu_f32 with GGML_GELU_FP16): x rounded to f16,
+// its GELU rounded to f16; 0 at or below -10, x itself at or above 10. A stack chunk at a time.
+void gelu_f16_table(std::span<float> x) {
+    constexpr std::size_t kChunk = 256;
+    std::array<std::uint16_t, kChunk> halves;
+    std::array<float, kChunk> original;
+    for (std::size_t at = 0; at < x.size(); at += kChunk) {
+        const auto part = x.subspan(at, std::min(kChunk, x.size() - at));
+        const auto bits = std::span(halves).first(part.size());
+        std::copy(part.begin(), part.end(), original.begin());
+        kernels::active::f32_to_f16(std::span<const float>(part), bits);
+        kernels::active::f16_to_f32(std::span<const std::uint16_t>(bits), part);
+        kernels::active::unary(kernels::UnaryOp::GeluTanh, part, part);
+        kernels::active::f32_to_f16(std::span<const float>(part), bits);
+        kernels::active::f16_to_f32(std::span<const std::uint16_t>(bits), part);
+        for (std::size_t i = 0; i < part.size(); ++i) {
+            if (original[i] <= -10.0f) part[i] = 0.0f;
+            if (original[i] >= 10.0f) part[i] = original[i];
+        }
+    }
+}
+
+}  // namespace
+
+void geglu_rows(std::span<float> gate, std::span<const float> up, std::int64_t rows, std::int64_t width) {
+    ThreadPool::global().parallel_for(rows, 8, [&](std::int64_t begin, std::int64_t end) {
+        const auto g = gate.subspan(sz(begin * width), sz((end - begin) * width));
+        gelu_f16_table(g);
+        kernels::active::binary(kernels::BinaryOp::Mul, g, up.subspan(sz(begin * width), g.size()), g);
     });
 }
 

@@ -2,11 +2,13 @@
 
 #include "core/checked_math.h"
 #include "core/error.h"
+#include "core/infer/activation.h"
 #include "core/infer/row_ops.h"
 #include "core/quant/quantize.h"
 #include "core/thread_pool.h"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <utility>
 
@@ -18,9 +20,15 @@ using infer::BatchRow;
 
 }  // namespace
 
-infer::KvCache make_kv_cache(const Model& model, std::int64_t n_slots, std::int64_t n_ctx, infer::KvType type) {
+infer::KvCache make_kv_cache(const Model& model, std::int64_t n_slots, std::int64_t n_ctx, infer::KvType type,
+                             std::int64_t max_rows_per_pass) {
     const Hparams& h = model.hparams();
-    return infer::KvCache({h.n_layer, n_slots, n_ctx, h.n_head_kv, h.head_dim}, type);
+    infer::SlidingLayers sliding;
+    if (h.swa.window > 0) {
+        for (std::int64_t layer = 0; layer < h.n_layer; ++layer) sliding.windows.push_back(h.window(layer));
+        sliding.slack = (max_rows_per_pass > 0 ? max_rows_per_pass : n_ctx) - 1;
+    }
+    return infer::KvCache({h.n_layer, n_slots, n_ctx, h.n_head_kv, h.head_dim}, type, sliding);
 }
 
 Forward::Forward(const Model& model, std::int64_t max_rows, const infer::KvCache& cache)
@@ -51,6 +59,10 @@ Forward::Forward(const Model& model, std::int64_t max_rows, const infer::KvCache
     positions_.resize(sz(max_rows_));
     rope_cos_ = batch(h_.rope.n_rot / 2);
     rope_sin_ = batch(h_.rope.n_rot / 2);
+    if (h_.swa.window > 0) {
+        local_cos_ = batch(h_.rope.n_rot / 2);
+        local_sin_ = batch(h_.rope.n_rot / 2);
+    }
     embed_row_.resize(dtype_bytes(model.weights().token_embd.dtype(), sz(h_.n_embd)));
     slot_ends_.resize(sz(cache.n_slots()));
     cache_ctx_ = cache.n_ctx();
@@ -98,13 +110,13 @@ void Forward::run_blocks(std::span<const BatchRow> rows, infer::KvCache& cache) 
               r.position, cache.n_ctx());
         check(r.position == slot_ends_[sz(r.slot)], "row {}: slot {} continues at position {}, not {}", i, r.slot,
               slot_ends_[sz(r.slot)], r.position);
-        // Every layer attends to the whole context so far; a sliding-window layer (gpt-oss) is
-        // the same only while the context fits in its window.
-        check(h_.sliding_window == 0 || r.position < h_.sliding_window,
-              "position {}: {} attends to a sliding window of {} positions on some layers, which forge does not run "
-              "yet; use a context of at most {}", r.position, h_.arch_name, h_.sliding_window, h_.sliding_window);
         ++slot_ends_[sz(r.slot)];
         positions_[i] = r.position;
+    }
+    for (std::int64_t s = 0; s < cache.n_slots(); ++s) {
+        check(slot_ends_[sz(s)] - cache.length(s) <= cache.max_rows_per_pass(),
+              "forward: {} rows of slot {} in one pass, more than its sliding-window ring allows ({})",
+              slot_ends_[sz(s)] - cache.length(s), s, cache.max_rows_per_pass());
     }
     // The architecture: embedding -> n_layer x (attention, feed-forward) -> norm -> head
     // (the last two in output_head, or final_norm alone for hidden states).
@@ -114,6 +126,10 @@ void Forward::run_blocks(std::span<const BatchRow> rows, infer::KvCache& cache) 
     const auto divisors = model_.weights().rope_freq_divisors(cache.n_ctx(), h_.rope.n_ctx_orig);
     infer::rope_angles_rows(std::span(positions_).first(rows.size()), h_.rope.frequencies(divisors),
                             h_.rope.n_rot / 2, rope_cos_, rope_sin_);
+    if (h_.swa.window > 0) {
+        infer::rope_angles_rows(std::span(positions_).first(rows.size()), h_.swa.rope.frequencies(divisors),
+                                h_.rope.n_rot / 2, local_cos_, local_sin_);
+    }
     for (std::int64_t layer = 0; layer < h_.n_layer; ++layer) {
         attention_block(layer, rows, cache);
         feed_forward_block(layer, n);
@@ -137,9 +153,22 @@ void Forward::embed(std::span<const BatchRow> rows) {
         }
         quant::dequantize_bytes(table.dtype(), bytes, std::span(x_).subspan(i * sz(h_.n_embd), sz(h_.n_embd)));
     }
+    if (h_.gemma.scale_embeddings) {  // gemma3: times sqrt(n_embd), in float as llama.cpp's sqrtf
+        const float scale = std::sqrt(static_cast<float>(h_.n_embd));
+        const auto x = std::span(x_).first(rows.size() * sz(h_.n_embd));
+        infer::multiply_rows(x, std::span(&scale, 1), x);
+    }
 }
 
-// x += Wo · attention(rope(Wq·xn), rope(Wk·xn), Wv·xn), with xn = rmsnorm(x).
+// gemma3 normalizes a block's output before it joins the residual stream.
+void Forward::add_to_residual(std::int64_t n, const Tensor& post_norm) {
+    const auto out = std::span(proj_).first(sz(n * h_.n_embd));
+    if (h_.gemma.post_norms) infer::rmsnorm_rows(out, out, n, h_.n_embd, post_norm.span<float>(), h_.rms_eps);
+    infer::add_rows(std::span(x_).first(sz(n * h_.n_embd)), out);
+}
+
+// x += Wo · attention(rope(Wq·xn), rope(Wk·xn), Wv·xn), with xn = rmsnorm(x) (gemma3: the
+// output normalized, q scaled before attention, local layers with their own RoPE and window).
 void Forward::attention_block(std::int64_t layer, std::span<const BatchRow> rows, infer::KvCache& cache) {
     const BlockWeights& w = model_.weights().blocks[sz(layer)];
     const auto n = static_cast<std::int64_t>(rows.size());
@@ -152,21 +181,30 @@ void Forward::attention_block(std::int64_t layer, std::span<const BatchRow> rows
     }
     if (h_.rotates(layer)) {  // smollm3 leaves some layers without positions (NoPE)
         const std::int64_t half = h_.rope.n_rot / 2;
-        infer::rope_rows(q_, n, h_.n_head, h_.head_dim, h_.rope.mode, rope_cos_, rope_sin_, half);
-        infer::rope_rows(k_, n, h_.n_head_kv, h_.head_dim, h_.rope.mode, rope_cos_, rope_sin_, half);
+        const bool local = h_.sliding(layer);
+        const std::span<const float> cos = local ? local_cos_ : rope_cos_, sin = local ? local_sin_ : rope_sin_;
+        infer::rope_rows(q_, n, h_.n_head, h_.head_dim, h_.rope.mode, cos, sin, half);
+        infer::rope_rows(k_, n, h_.n_head_kv, h_.head_dim, h_.rope.mode, cos, sin, half);
+    }
+    infer::AttentionHeads heads{h_.n_head, h_.n_head_kv, h_.head_dim};
+    if (h_.gemma.query_scale > 0.0f) {  // llama.cpp scales q, then attends with scale 1
+        const auto q = std::span(q_).first(sz(n * h_.q_width()));
+        infer::multiply_rows(q, std::span(&h_.gemma.query_scale, 1), q);
+        heads.scale = 1.0f;
     }
     const auto kv = sz(h_.kv_width());
     for (std::size_t i = 0; i < rows.size(); ++i) {
         cache.store(layer, rows[i].slot, rows[i].position, k_.subspan(i * kv, kv), v_.subspan(i * kv, kv));
     }
     const std::span<const float> sinks = h_.attn_sinks ? w.attn_sinks.span<float>() : std::span<const float>();
-    infer::attention(cache, layer, rows, {h_.n_head, h_.n_head_kv, h_.head_dim}, q_, attn_, attention_scratch_, sinks);
+    infer::attention(cache, layer, rows, heads, q_, attn_, attention_scratch_, sinks);
     infer::linear(w.wo, attn_, n, proj_, act_scratch_);
-    infer::add_rows(std::span(x_).first(sz(n * h_.n_embd)), std::span(proj_).first(sz(n * h_.n_embd)));
+    add_to_residual(n, w.post_attention_norm);
 }
 
-// x += W_down · (silu(W_gate · xn) * (W_up · xn)), with xn = rmsnorm(x): SwiGLU; or, for a
-// mixture of experts, x += the chosen experts' SwiGLU outputs, weighted.
+// x += W_down · (silu(W_gate · xn) * (W_up · xn)), with xn = rmsnorm(x): SwiGLU (gemma3: GELU
+// for silu, the output normalized); or, for a mixture of experts, x += the chosen experts'
+// SwiGLU outputs, weighted.
 void Forward::feed_forward_block(std::int64_t layer, std::int64_t n) {
     const BlockWeights& w = model_.weights().blocks[sz(layer)];
     infer::rmsnorm_rows(x_, xn_, n, h_.n_embd, w.ffn_norm.span<float>(), h_.rms_eps);
@@ -177,9 +215,13 @@ void Forward::feed_forward_block(std::int64_t layer, std::int64_t n) {
     }
     const infer::LinearOutput gate_up[] = {{&w.ffn_gate, gate_}, {&w.ffn_up, up_}};
     infer::linear_shared_input(gate_up, xn_, n, act_scratch_);
-    infer::swiglu_rows(gate_, up_, n, h_.n_ff);
+    if (h_.gate == GateActivation::Gelu) {
+        infer::geglu_rows(gate_, up_, n, h_.n_ff);
+    } else {
+        infer::swiglu_rows(gate_, up_, n, h_.n_ff);
+    }
     infer::linear(w.ffn_down, gate_, n, proj_, act_scratch_);
-    infer::add_rows(std::span(x_).first(sz(n * h_.n_embd)), std::span(proj_).first(sz(n * h_.n_embd)));
+    add_to_residual(n, w.post_ffw_norm);
 }
 
 std::int64_t Forward::final_norm(std::span<const BatchRow> rows, std::span<float> out) {
@@ -195,10 +237,18 @@ std::int64_t Forward::final_norm(std::span<const BatchRow> rows, std::span<float
     return wanted;
 }
 
-// logits = W_out · rmsnorm(x) for the rows that want them, normalized into the front of xn.
+// logits = W_out · rmsnorm(x) for the rows that want them, normalized into the front of xn;
+// with a soft cap c (gemma3 files that set one), c · tanh(logits / c) as llama.cpp computes it.
 void Forward::output_head(std::span<const BatchRow> rows, std::span<float> logits) {
     const std::int64_t wanted = final_norm(rows, xn_);
     infer::linear(model_.weights().output, std::span(xn_).first(sz(wanted) * sz(h_.n_embd)), wanted, logits, act_scratch_);
+    const float cap = h_.gemma.final_logit_softcap;
+    if (cap > 0.0f) {
+        const float inverse = 1.0f / cap;
+        infer::multiply_rows(logits, std::span(&inverse, 1), logits);
+        infer::activate(infer::UnaryOp::Tanh, {}, logits);
+        infer::multiply_rows(logits, std::span(&cap, 1), logits);
+    }
 }
 
 }  // namespace forge::llm

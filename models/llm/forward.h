@@ -1,4 +1,4 @@
-// The transformer forward pass of a llama-family model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3, gpt-oss) as a stateless
+// The transformer forward pass of a llama-family model (llama, qwen2, qwen3, qwen3moe, smollm3, phi3, gpt-oss, gemma3) as a stateless
 // function of a batch and a KV cache: rows {token, position, slot, wants logits} in, logits
 // out for the rows that want them (or, for an embedding model, their final-norm hidden states). Sequence state lives only in the cache (what each slot
 // holds); this object holds the activation buffers for up to max_rows rows, allocated once,
@@ -22,8 +22,12 @@
 
 namespace forge::llm {
 
-// A KV cache shaped for `model`: n_slots sequences of n_ctx positions each.
-infer::KvCache make_kv_cache(const Model& model, std::int64_t n_slots, std::int64_t n_ctx, infer::KvType type);
+// A KV cache shaped for `model`: n_slots sequences of n_ctx positions each. A sliding-window
+// layer keeps a ring of its window + max_rows_per_pass - 1 rows per slot (core/infer/kv_cache.h):
+// forward passes of up to max_rows_per_pass rows of one slot, and rollbacks of up to that
+// many positions. The default keeps every position of every layer.
+infer::KvCache make_kv_cache(const Model& model, std::int64_t n_slots, std::int64_t n_ctx, infer::KvType type,
+                             std::int64_t max_rows_per_pass = 0);
 
 class Forward {
 public:
@@ -54,6 +58,8 @@ private:
     void embed(std::span<const infer::BatchRow> rows);
     void attention_block(std::int64_t layer, std::span<const infer::BatchRow> rows, infer::KvCache& cache);
     void feed_forward_block(std::int64_t layer, std::int64_t n);
+    // x += proj for n rows (gemma3: rmsnorm(proj) * post_norm).
+    void add_to_residual(std::int64_t n, const Tensor& post_norm);
     // rmsnorm(x) of the rows that want output, gathered to the front of `out`; returns how many.
     std::int64_t final_norm(std::span<const infer::BatchRow> rows, std::span<float> out);
     void output_head(std::span<const infer::BatchRow> rows, std::span<float> logits);
@@ -77,6 +83,7 @@ private:
     std::optional<MoeFeedForward> moe_;          // qwen3moe, gpt-oss: the experts' feed-forward instead
     std::vector<std::int64_t> positions_;        // [max_rows], this batch's positions
     std::vector<float> rope_cos_, rope_sin_;     // [max_rows, n_rot / 2], their angles
+    std::vector<float> local_cos_, local_sin_;   // ... in the sliding-window layers' RoPE (gemma3)
     std::vector<std::byte> embed_row_;           // one token_embd row, read from the interleaved head
     std::vector<std::int64_t> slot_ends_;        // per slot: where this batch's next row must be
     std::int64_t cache_ctx_;                     // the attention scratch holds this many positions

@@ -19,7 +19,8 @@ Arch parse_arch(const std::string& name, const std::string& source) {
     if (name == "smollm3") return Arch::Smollm3;
     if (name == "phi3") return Arch::Phi3;
     if (name == "gpt-oss") return Arch::GptOss;
-    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3, qwen3moe, smollm3, phi3, gpt-oss)",
+    if (name == "gemma3") return Arch::Gemma3;
+    fail_format("{}: unsupported architecture '{}' (forge runs llama, qwen2, qwen3, qwen3moe, smollm3, phi3, gpt-oss, gemma3)",
                 source, name);
 }
 
@@ -34,6 +35,7 @@ infer::RopeMode rope_mode(Arch arch) {
         case Arch::Qwen3Moe:
         case Arch::Phi3:
         case Arch::GptOss: return infer::RopeMode::Neox;
+        case Arch::Gemma3: return infer::RopeMode::Neox;
     }
     return infer::RopeMode::Normal;
 }
@@ -151,20 +153,36 @@ MoeParams read_moe(const ArchKeys& meta, const Hparams& h, const std::string& so
 }
 
 // gpt-oss's sliding window, as llama_model_openai_moe::load_arch_hparams: the window is
-// required, the pattern defaults to 2 (sliding, full, sliding, ...). A rope.freq_base_swa
-// other than rope.freq_base would need per-layer angles, which forge does not compute.
+// required, the pattern defaults to 2 (sliding, full, sliding, ...), and the local layers
+// rotate as the global ones do unless the file gives them their own base (rope.freq_base_swa;
+// llama.cpp's rope_freq_base_train_swa defaults to the global base, YaRN included).
 void read_sliding_window(const ArchKeys& meta, Hparams& h, const std::string& source) {
-    h.sliding_window = meta.positive_int("attention.sliding_window");
-    h.sliding_window_pattern = meta.int_or("attention.sliding_window_pattern", 2);
-    if (h.sliding_window_pattern < 0) {
+    h.swa.window = meta.positive_int("attention.sliding_window");
+    h.swa.pattern = meta.int_or("attention.sliding_window_pattern", 2);
+    if (h.swa.pattern < 0) {
         fail_format("{}: {}.attention.sliding_window_pattern {} must not be negative", source, h.arch_name,
-                    h.sliding_window_pattern);
+                    h.swa.pattern);
     }
-    const double swa_base = meta.float_or("rope.freq_base_swa", h.rope.theta_base);
-    if (static_cast<float>(swa_base) != h.rope.theta_base) {
-        fail_format("{}: {}.rope.freq_base_swa {} differs from rope.freq_base {} (forge runs one RoPE base)", source,
-                    h.arch_name, swa_base, h.rope.theta_base);
-    }
+    h.swa.rope = h.rope;
+    h.swa.rope.theta_base = static_cast<float>(meta.float_or("rope.freq_base_swa", h.rope.theta_base));
+}
+
+// gemma3 as llama.cpp's load_hparams sets it up: the sliding window (when the file has one)
+// on five layers of every six, RoPE base 10000 unscaled there; q scaled by 1/sqrt(head_dim)
+// except on the 27B (62 layers: 1/sqrt(n_embd / n_head)); an optional final logit soft cap.
+void read_gemma3(const ArchKeys& meta, Hparams& h, const std::string& source) {
+    h.gate = GateActivation::Gelu;
+    h.gemma.scale_embeddings = true;
+    h.gemma.post_norms = true;
+    const bool is_27b = h.n_layer == 62;
+    h.gemma.query_scale = 1.0f / std::sqrt(static_cast<float>(is_27b ? h.n_embd / h.n_head : h.head_dim));
+    h.gemma.final_logit_softcap = static_cast<float>(meta.float_or("final_logit_softcapping", 0.0));
+    h.swa.window = meta.int_or("attention.sliding_window", 0);
+    if (h.swa.window < 0) fail_format("{}: gemma3.attention.sliding_window {} must not be negative", source, h.swa.window);
+    h.swa.pattern = 6;
+    h.swa.rope = h.rope;
+    h.swa.rope.theta_base = 10000.0f;
+    h.swa.rope.freq_scale = 1.0f;
 }
 
 }  // namespace
@@ -176,7 +194,7 @@ Hparams read_hparams(const gguf::GgufFile& file) {
     h.arch = parse_arch(h.arch_name, source);
     h.qkv_bias = h.arch == Arch::Qwen2 || h.arch == Arch::GptOss;
     h.output_bias = h.attn_sinks = h.arch == Arch::GptOss;
-    h.qk_norm = h.arch == Arch::Qwen3 || h.arch == Arch::Qwen3Moe;
+    h.qk_norm = h.arch == Arch::Qwen3 || h.arch == Arch::Qwen3Moe || h.arch == Arch::Gemma3;
     // llama.cpp fixes smollm3's step at 4 (llama_model_smollm3::load_arch_hparams reads no key).
     h.no_rope_layer_step = h.arch == Arch::Smollm3 ? 4 : 0;
     // phi3.attention.sliding_window is not read: llama.cpp turns phi3's sliding window off
@@ -207,6 +225,7 @@ Hparams read_hparams(const gguf::GgufFile& file) {
     h.rope = read_rope(meta, h, source);
     if (experts) h.moe = read_moe(meta, h, source);
     if (h.arch == Arch::GptOss) read_sliding_window(meta, h, source);
+    if (h.arch == Arch::Gemma3) read_gemma3(meta, h, source);
 
     const gguf::TensorInfo* embd = file.find_tensor("token_embd.weight");
     if (embd == nullptr) fail_format("{}: tensor token_embd.weight is missing", source);

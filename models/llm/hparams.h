@@ -6,7 +6,9 @@
 // mixture-of-experts feed-forward (MoeParams, models/llm/moe_feed_forward.h). gpt-oss is a
 // mixture of experts too, with biases everywhere, per-head attention sinks, its clamped SwiGLU,
 // softmax over the chosen experts' logits and every other layer attending to a sliding
-// window (llama.cpp's LLM_ARCH_OPENAI_MOE). Metadata keys
+// window (llama.cpp's LLM_ARCH_OPENAI_MOE). gemma3 adds to the block what GemmaParams lists:
+// scaled embeddings, norms after attention and after the feed-forward, a GELU-gated
+// feed-forward and sliding-window layers. Metadata keys
 // are llama.cpp's: "{arch}.embedding_length", "{arch}.attention.head_count", ...
 #pragma once
 
@@ -20,7 +22,7 @@
 
 namespace forge::llm {
 
-enum class Arch { Llama, Qwen2, Qwen3, Qwen3Moe, Smollm3, Phi3, GptOss };
+enum class Arch { Llama, Qwen2, Qwen3, Qwen3Moe, Smollm3, Phi3, GptOss, Gemma3 };
 
 // RoPE as llama.cpp sets it up from {arch}.rope.* metadata. The per-pair frequency divisors
 // of Llama 3.1-style scaling are a tensor (rope_freqs.weight, see weights.h), not metadata.
@@ -66,6 +68,28 @@ struct MoeParams {
     bool clamped_swiglu = false;
 };
 
+// The feed-forward's gate: silu (SwiGLU) or GELU's tanh approximation (gemma3's GeGLU).
+enum class GateActivation { Silu, Gelu };
+
+// What gemma3 adds to the block, as llama.cpp's gemma3 graph computes it.
+struct GemmaParams {
+    bool scale_embeddings = false;   // token embeddings times sqrt(n_embd)
+    bool post_norms = false;         // RMSNorm of the attention and feed-forward outputs before the residual adds
+    // q is multiplied by this before attention, which then scales by 1 (llama.cpp's order);
+    // 0: attention scales q·k by 1/sqrt(head_dim) itself.
+    float query_scale = 0.0f;
+    float final_logit_softcap = 0.0f;  // {arch}.final_logit_softcapping; 0: none
+};
+
+// Sliding-window attention ({arch}.attention.sliding_window): every layer but each
+// pattern-th one (llama.cpp's set_swa_pattern: il % pattern < pattern - 1) sees only the
+// `window` latest positions, its own included, and rotates with `rope`. window 0: none.
+struct SlidingWindow {
+    std::int64_t window = 0;
+    std::int64_t pattern = 0;
+    RopeParams rope;
+};
+
 struct Hparams {
     Arch arch = Arch::Llama;
     std::string arch_name;
@@ -88,18 +112,22 @@ struct Hparams {
     std::int64_t no_rope_layer_step = 0;
 
     MoeParams moe;                 // qwen3moe, gpt-oss: the experts that replace the dense feed-forward
-    // gpt-oss ({arch}.attention.sliding_window): layer il attends to the last sliding_window
-    // positions only when il % sliding_window_pattern < sliding_window_pattern - 1, or always for
-    // a pattern of 0 (llama.cpp's set_swa_pattern: with gpt-oss's 2, the even layers); a window
-    // of 0: every layer sees everything.
-    std::int64_t sliding_window = 0;
-    std::int64_t sliding_window_pattern = 0;
+    GateActivation gate = GateActivation::Silu;
+    GemmaParams gemma;             // gemma3's additions
+    // The local layers of gemma3 and gpt-oss ({arch}.attention.sliding_window): layer il attends
+    // to the last swa.window positions only when il % swa.pattern < swa.pattern - 1, or always
+    // for a pattern of 0 (llama.cpp's set_swa_pattern: gemma3's 6 makes five local layers of
+    // six, gpt-oss's 2 the even layers); a window of 0: every layer sees everything.
+    SlidingWindow swa;
+
+    bool sliding(std::int64_t layer) const {
+        return swa.window > 0 && (swa.pattern == 0 || layer % swa.pattern < swa.pattern - 1);
+    }
+    // The window a layer attends over: swa.window, or 0 for the whole context.
+    std::int64_t window(std::int64_t layer) const { return sliding(layer) ? swa.window : 0; }
+    const RopeParams& rope_of(std::int64_t layer) const { return sliding(layer) ? swa.rope : rope; }
 
     bool rotates(std::int64_t layer) const { return no_rope_layer_step == 0 || (layer + 1) % no_rope_layer_step != 0; }
-    bool slides(std::int64_t layer) const {
-        return sliding_window > 0 &&
-               (sliding_window_pattern == 0 || layer % sliding_window_pattern < sliding_window_pattern - 1);
-    }
     bool has_experts() const { return moe.n_expert > 0; }
 
     std::int64_t q_width() const { return n_head * head_dim; }

@@ -62,7 +62,7 @@ Scheduler::Scheduler(const Model& model, const Tokenizer& tokenizer, const Sched
     : model_(model),
       tokenizer_(tokenizer),
       options_(options),
-      cache_(make_kv_cache(model, options.n_slots, options.n_ctx, options.kv_type)),
+      cache_(make_kv_cache(model, options.n_slots, options.n_ctx, options.kv_type, pass_rows(options))),
       forward_(model, pass_rows(options), cache_),
       batch_(pass_rows(options)),
       logits_(sz(options.n_slots * rows_per_slot(options) * model.hparams().n_vocab)),
@@ -204,6 +204,12 @@ void Scheduler::admit_waiting() {
     }
 }
 
+// A prefix of slot s the cache can go back to: a slot whose sliding-window rings no longer
+// hold the window before it shares nothing (KvCache::min_truncation).
+std::int64_t Scheduler::reusable(std::size_t s, std::int64_t shared) const {
+    return shared >= cache_.min_truncation(static_cast<std::int64_t>(s)) ? shared : 0;
+}
+
 // The idle slot sharing the longest prefix with `prompt` (at most all but its last token: that
 // one is evaluated for its logits), else the least recently used; `source` is a busy slot
 // whose longer prefix is worth copying, or -1.
@@ -215,7 +221,7 @@ std::int64_t Scheduler::choose_slot(const std::vector<std::int32_t>& prompt, std
     source = -1;
     for (std::size_t s = 0; s < slots_.size(); ++s) {
         if (slots_[s].request) continue;
-        const std::int64_t shared = std::min(usable, common_prefix(slots_[s].tokens, prompt));
+        const std::int64_t shared = reusable(s, std::min(usable, common_prefix(slots_[s].tokens, prompt)));
         const bool better = best < 0 || shared > cached ||
                             (shared == cached && slots_[s].last_used < slots_[sz(best)].last_used);
         if (better) {
@@ -228,7 +234,7 @@ std::int64_t Scheduler::choose_slot(const std::vector<std::int32_t>& prompt, std
         // Only what the busy slot's cache already holds (its prompt may still be in progress).
         const std::int64_t held = std::min<std::int64_t>(cache_.length(static_cast<std::int64_t>(s)),
                                                          static_cast<std::int64_t>(slots_[s].tokens.size()));
-        const std::int64_t shared = std::min({usable, held, common_prefix(slots_[s].tokens, prompt)});
+        const std::int64_t shared = reusable(s, std::min({usable, held, common_prefix(slots_[s].tokens, prompt)}));
         if (shared > cached) {
             cached = shared;
             source = static_cast<std::int64_t>(s);

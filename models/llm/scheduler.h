@@ -162,6 +162,7 @@ private:
     void admit_waiting();
     void admit(std::shared_ptr<RequestHandle> request);
     std::int64_t choose_slot(const std::vector<std::int32_t>& prompt, std::int64_t& cached, std::int64_t& source) const;
+    std::int64_t reusable(std::size_t s, std::int64_t shared) const;
     void fill_batch();
     void hand_out(std::span<const float> logits);
     void advance(std::int64_t slot, std::span<const float> logits);

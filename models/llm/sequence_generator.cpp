@@ -63,6 +63,8 @@ GenerationStats SequenceGenerator::generate(std::span<const std::int32_t> prompt
     std::size_t common = 0;
     while (common < prompt.size() && common < cached_.size() && prompt[common] == cached_[common]) ++common;
     if (common == prompt.size()) --common;  // the last prompt token is evaluated for its logits
+    // A sliding-window ring that moved past the shared prefix's window starts over.
+    if (static_cast<std::int64_t>(common) < session_.min_truncation()) common = 0;
     session_.truncate(static_cast<std::int64_t>(common));
     cached_.resize(common);
     stats.cached_tokens = static_cast<std::int64_t>(common);

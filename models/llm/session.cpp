@@ -1,5 +1,7 @@
 #include "models/llm/session.h"
 
+#include "models/llm/speculator.h"
+
 #include <algorithm>
 
 namespace forge::llm {
@@ -7,7 +9,8 @@ namespace forge::llm {
 Session::Session(const Model& model, const SessionOptions& options)
     : model_(model),
       n_batch_(std::max<std::int64_t>(1, std::min(options.n_batch, options.n_ctx))),
-      cache_(make_kv_cache(model, 1, options.n_ctx, options.kv_type)),
+      // A sliding-window ring holds a pass of n_batch rows and any speculative draft's rollback.
+      cache_(make_kv_cache(model, 1, options.n_ctx, options.kv_type, std::max(n_batch_, kMaxDraft + 1))),
       forward_(model, n_batch_, cache_),
       batch_(n_batch_),
       logits_(static_cast<std::size_t>(model.hparams().n_vocab)) {}

@@ -42,6 +42,9 @@ public:
     void reset() { cache_.truncate(0, 0); }  // forget the conversation; the cache is overwritten
     // Keep only the first `n` positions (a shared prefix with the next prompt).
     void truncate(std::int64_t n) { cache_.truncate(0, n); }
+    // The shortest length other than 0 truncate() accepts (a sliding-window ring keeps only the
+    // latest positions: KvCache::min_truncation).
+    std::int64_t min_truncation() const { return cache_.min_truncation(0); }
     const infer::KvCache& cache() const { return cache_; }
 
 private:

@@ -94,6 +94,10 @@ BlockWeights load_block(const gguf::TensorLoader& load, const Hparams& h, std::i
     if (h.attn_sinks) b.attn_sinks = load.vector_f32(p + "attn_sinks.weight", h.n_head);
     // gpt-oss names the norm before its feed-forward post_attention_norm (it follows attention).
     b.ffn_norm = load.vector_f32(p + (h.arch == Arch::GptOss ? "post_attention_norm.weight" : "ffn_norm.weight"), h.n_embd);
+    if (h.gemma.post_norms) {
+        b.post_attention_norm = load.vector_f32(p + "post_attention_norm.weight", h.n_embd);
+        b.post_ffw_norm = load.vector_f32(p + "post_ffw_norm.weight", h.n_embd);
+    }
     if (h.has_experts()) {
         load_experts(load, h, p, b);
         return b;

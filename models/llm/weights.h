@@ -26,7 +26,9 @@ struct BlockWeights {
     Linear wq, wk, wv, wo;
     Tensor q_norm, k_norm;  // qwen3 only: [head_dim]
     Tensor attn_sinks;      // gpt-oss only: [n_head], each head's sink logit (core/infer/attention.h)
+    Tensor post_attention_norm;  // gemma3 only: [n_embd], on the attention output
     Tensor ffn_norm;
+    Tensor post_ffw_norm;        // gemma3 only: [n_embd], on the feed-forward output
     Linear ffn_gate, ffn_up, ffn_down;  // a dense feed-forward
     // qwen3moe, gpt-oss instead: the router [n_expert, n_embd] (ffn_gate_inp) and the experts
     // (ffn_{gate,up}_exps [n_expert, n_ff_exp, n_embd], ffn_down_exps [n_expert, n_embd, n_ff_exp]);

@@ -41,6 +41,10 @@ ORACLE_CTX = 512
 MOE = SMALL + ["--n-expert", "8", "--n-expert-used", "3", "--n-ff-exp", "32"]
 # ... and WIDE's with 4 experts of width 256, 2 used, for the K-quant mixture.
 MOE_WIDE = WIDE + ["--n-expert", "4", "--n-expert-used", "2", "--n-ff-exp", "256"]
+# gemma3: 7 layers, so that layer 5 is global and the others (0-4, 6) slide over a window of 8,
+# shorter than the 24-token prompt; two heads of 32 (kv 1) so the Q8_0 KV cache applies.
+GEMMA = ["--n-layer", "7", "--n-embd", "64", "--n-head", "2", "--n-head-kv", "1", "--n-ff", "128",
+         "--sliding-window", "8", "--tie-embeddings"]
 
 # name: (arch, shape, seed, make_gguf dtype, extra args, forge quantize type or None[, rope_scaling.py args])
 # forge quantize runs with --pure except for the names in MIXTURES.
@@ -79,6 +83,9 @@ MODELS = {
     # experts in f32 or in MXFP4 (ggml's encoder), everything else f32.
     "gpt-oss-f32": ("gpt-oss", MOE, 14, "f32", [], None),
     "gpt-oss-mxfp4": ("gpt-oss", MOE, 14, "f32", [], None),
+    # gemma3 (the kit writes it): sliding-window layers, post-norms, GELU-gated feed-forward.
+    "gemma3-f32": ("gemma3", GEMMA, 14, "f32", [], None),
+    "gemma3-q8_0": ("gemma3", GEMMA, 14, "q8_0", [], None),
 }
 
 # to_family.py's arguments: phi3 with partial rotary (12 of 16 dims) and LongRoPE.
@@ -137,7 +144,7 @@ def make_model(name, spec, kit, forge, out, tmp):
 KV_SUFFIX = {"f32": "", "f16": ".kv-f16", "q8_0": ".kv-q8_0"}
 # The caches each model is run with (default: f32 and f16). A Q8_0 cache needs a head size that
 # is a multiple of 32; one small model is enough to test it, so the others skip it.
-KV_TYPES = {"qwen3-q8_0-head32": ["q8_0"]}
+KV_TYPES = {"qwen3-q8_0-head32": ["q8_0"], "gemma3-q8_0": ["f32", "f16", "q8_0"]}
 
 
 def oracle(model, name, kit, out, kv_type):

@@ -228,16 +228,6 @@ TEST(LlmBadInput, GptOssMissingTensor) {
     }
 }
 
-// Until the sliding-window cache lands, a position past the window is refused, never run wrong.
-TEST(LlmBadInput, GptOssPastTheSlidingWindow) {
-    const Model model = Model::load(kGptOssModel);
-    SessionOptions options;
-    options.n_ctx = 256;
-    Session session(model, options);
-    const std::vector<std::int32_t> tokens(129, 7);
-    EXPECT_THAT(error_of([&] { session.eval(tokens); }), HasSubstr("sliding window of 128 positions"));
-}
-
 TEST(LlmBadInput, TokenOutOfRange) {
     const Model model = Model::load(kModel);
     Session session(model, {});

@@ -31,7 +31,7 @@ using infer::KvType;
 constexpr const char* kModels[] = {"llama-f32",     "qwen3-f16",     "qwen3-q8_0",      "qwen2-q4_0",   "llama-q4_k",
                                    "qwen3-q6_k",    "qwen3-yarn",    "qwen3moe-f32",    "qwen3moe-q8_0", "qwen3moe-q4_0",
                                    "qwen3moe-q4_k_m", "smollm3-q8_0", "phi3-f32",        "phi3-q8_0",
-                                   "gpt-oss-f32",     "gpt-oss-mxfp4"};
+                                   "gpt-oss-f32",     "gpt-oss-mxfp4",   "gemma3-f32",   "gemma3-q8_0"};
 
 const std::vector<std::vector<std::int32_t>> kPrompts = {
     {72, 101, 108, 108, 111, 44, 256, 300, 350, 400, 450, 500, 12},
@@ -352,6 +352,129 @@ TEST(Scheduler, OwnThreadServesSubmittersOnOtherThreads) {
     for (auto& c : clients) c.join();
     scheduler.stop();
     for (std::size_t i = 0; i < kPrompts.size(); ++i) EXPECT_EQ(results[i].tokens, alone[i].tokens) << i;
+}
+
+// --- gemma3's sliding-window rings ------------------------------------------------------------
+
+// A sequence through a cache whose sliding-window layers keep rings of window + pass - 1 rows:
+// the prompt in passes of `pass` rows, then greedy steps, each drafting `draft` tokens (the
+// greedy ones of a reference trace, so the rollback keeps some and drops the rest).
+Trace run_ring(const Model& model, KvType kv, const std::vector<std::int32_t>& prompt, int steps, std::int64_t pass,
+               std::int64_t n_ctx) {
+    const auto n_vocab = static_cast<std::size_t>(model.hparams().n_vocab);
+    infer::KvCache cache = make_kv_cache(model, 1, n_ctx, kv, pass);
+    Forward forward(model, pass, cache);
+    Batch batch(pass);
+    Trace trace(1, std::vector<float>(n_vocab));
+    for (std::size_t at = 0; at < prompt.size(); at += static_cast<std::size_t>(pass)) {
+        batch.clear();
+        for (std::size_t i = at; i < std::min(prompt.size(), at + static_cast<std::size_t>(pass)); ++i) {
+            batch.add({prompt[i], static_cast<std::int64_t>(i), 0, i + 1 == prompt.size()});
+        }
+        forward.run(batch.rows(), cache, batch.rows().back().wants_logits ? std::span(trace.back()) : std::span<float>());
+    }
+    std::vector<float> rolled(n_vocab * static_cast<std::size_t>(pass));
+    for (int s = 0; s < steps; ++s) {
+        const std::int32_t next = argmax(trace.back());
+        // The next token and a wrong guess after it, then the guess rolled back.
+        batch.clear();
+        batch.add({next, cache.length(0), 0, true});
+        if (pass > 1) batch.add({(next + 1) % 500, cache.length(0) + 1, 0, true});
+        forward.run(batch.rows(), cache, std::span(rolled).first(batch.size() * n_vocab));
+        if (pass > 1) cache.truncate(0, cache.length(0) - 1);
+        trace.emplace_back(rolled.begin(), rolled.begin() + static_cast<std::ptrdiff_t>(n_vocab));
+    }
+    return trace;
+}
+
+// A ring of window + pass - 1 rows (8 + 3 here: the 21-token prompt and 30 steps wrap it
+// several times) computes the bits of a cache that keeps every position, with passes and
+// speculative rollbacks of up to `pass` rows, for every KV cache type.
+TEST(SlidingWindowRing, SameBitsAsACacheThatKeepsEverything) {
+    for (const char* name : {"gemma3-f32", "gemma3-q8_0"}) {
+        const Model model = Model::load(test::golden_path(std::string(name) + ".gguf"));
+        ASSERT_EQ(model.hparams().swa.window, 8);
+        for (const KvType kv : {KvType::F32, KvType::F16, KvType::Q8_0}) {
+            const Trace full = run_alone(model, kv, kPrompts[2], 30);
+            const Trace ring = run_ring(model, kv, kPrompts[2], 30, 4, 64);
+            expect_same_bits(full, ring, fmt::format("{} kv {}", name, static_cast<int>(kv)));
+        }
+    }
+}
+
+// Context memory is paid for the global layers only: 1 of the test model's 7 layers keeps all
+// 64 positions, the 6 sliding ones rings of 8 + 4 - 1.
+TEST(SlidingWindowRing, KeepsOnlyTheWindowOfTheSlidingLayers) {
+    const Model model = Model::load(test::golden_path("gemma3-f32.gguf"));
+    const infer::KvCache full = make_kv_cache(model, 2, 64, KvType::F32);
+    const infer::KvCache ring = make_kv_cache(model, 2, 64, KvType::F32, 4);
+    const std::size_t per_position = 2 * 2 * 32 * sizeof(float);  // 2 slots, keys and values, one head of 32
+    EXPECT_EQ(full.bytes(), 7 * 64 * per_position);
+    EXPECT_EQ(ring.bytes(), (1 * 64 + 6 * 11) * per_position);
+    EXPECT_EQ(ring.rows(5), 64);
+    EXPECT_EQ(ring.rows(0), 11);
+    EXPECT_EQ(ring.max_rows_per_pass(), 4);
+}
+
+// A pass longer than the ring allows, or a rollback past what the ring still holds, is refused
+// with the numbers, before anything is written.
+TEST(SlidingWindowRing, RefusesPassesAndRollbacksTheRingCannotHold) {
+    const Model model = Model::load(test::golden_path("gemma3-f32.gguf"));
+    infer::KvCache cache = make_kv_cache(model, 2, 64, KvType::F32, 4);
+    Forward forward(model, 8, cache);
+    std::vector<BatchRow> five;
+    for (int i = 0; i < 5; ++i) five.push_back({1, i, 0, false});
+    EXPECT_THAT([&] { forward.run(five, cache, {}); },
+                ::testing::ThrowsMessage<Error>(::testing::HasSubstr("5 rows of slot 0 in one pass")));
+    EXPECT_EQ(cache.length(0), 0);
+    for (int i = 0; i < 20; ++i) {
+        const BatchRow one[] = {{1 + i, i, 0, false}};
+        forward.run(one, cache, {});
+    }
+    // The ring (11 rows) holds positions 9..19; going back to 12 needs 5..11 for the next query.
+    EXPECT_EQ(cache.min_truncation(0), 16);
+    EXPECT_THAT([&] { cache.truncate(0, 15); },
+                ::testing::ThrowsMessage<Error>(::testing::HasSubstr("0 or at least 16")));
+    EXPECT_THROW(cache.copy_prefix(0, 1, 12), Error);
+    cache.copy_prefix(0, 1, 16);
+    EXPECT_EQ(cache.length(1), 16);
+    cache.truncate(0, 0);
+    EXPECT_EQ(cache.length(0), 0);
+}
+
+// The scheduler reuses a prefix only where the rings still hold its window; a reused one
+// gives the tokens of a fresh run.
+TEST(SlidingWindowRing, SchedulerReusesPrefixesTheRingsStillHold) {
+    const Model model = Model::load(test::golden_path("gemma3-q8_0.gguf"));
+    const Tokenizer tokenizer = Tokenizer::from_gguf(model.file());
+    SchedulerOptions options;
+    options.n_slots = 1;
+    options.n_batch = 4;  // rings of 8 + 4 - 1 rows
+    options.n_ctx = 64;
+    const auto run = [&](Scheduler& scheduler, const Request& r) {
+        const auto handle = scheduler.submit(r);
+        scheduler.run_until_idle();
+        return handle->wait();
+    };
+    Scheduler scheduler(model, tokenizer, options);
+    const RequestResult a = run(scheduler, request(kPrompts[2], 12));
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    // The slot holds 32 positions; a prompt sharing its first 10 would go back past its rings.
+    std::vector<std::int32_t> second(kPrompts[2].begin(), kPrompts[2].begin() + 10);
+    second.push_back(400);
+    const RequestResult b = run(scheduler, request(second, 12));
+    ASSERT_TRUE(b.error.empty()) << b.error;
+    EXPECT_EQ(b.stats.cached_tokens, 0);
+    // A prompt that continues the slot's tokens reuses them, and runs as a fresh scheduler does.
+    std::vector<std::int32_t> third = second;
+    third.insert(third.end(), b.tokens.begin(), b.tokens.end());
+    third.push_back(7);
+    const RequestResult c = run(scheduler, request(third, 12));
+    EXPECT_GT(c.stats.cached_tokens, 15);
+    Scheduler fresh(model, tokenizer, options);
+    const RequestResult d = run(fresh, request(third, 12));
+    EXPECT_EQ(d.stats.cached_tokens, 0);
+    EXPECT_EQ(c.tokens, d.tokens);
 }
 
 }  // namespace
