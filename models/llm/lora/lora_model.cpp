@@ -2,6 +2,7 @@
 
 #include "core/autograd/ag.h"
 #include "core/autograd/ops/frozen_linear.h"
+#include "core/autograd/ops/recompute.h"
 #include "core/error.h"
 #include "core/quant/quantize.h"
 #include "core/random/counter_rng.h"
@@ -46,6 +47,19 @@ void check_trainable(const Hparams& h, const ModelWeights& w, const std::string&
           "--model {}: RoPE scaling (rope_freqs or YaRN) is not supported by LoRA training yet", source);
 }
 
+const infer::Linear& matrix(const BlockWeights& w, Target t) {
+    switch (t) {
+        case Target::Q: return w.wq;
+        case Target::K: return w.wk;
+        case Target::V: return w.wv;
+        case Target::O: return w.wo;
+        case Target::Gate: return w.ffn_gate;
+        case Target::Up: return w.ffn_up;
+        case Target::Down: return w.ffn_down;
+    }
+    fail("unknown LoRA target");
+}
+
 }  // namespace
 
 std::vector<Target> parse_targets(std::string_view list) {
@@ -83,32 +97,47 @@ LoraModel::LoraModel(const std::filesystem::path& base, const LoraSettings& sett
     check(settings.rank >= 1, "--rank {}: must be at least 1", settings.rank);
     check(!settings.targets.empty(), "--targets: name at least one matrix");
     for (std::int64_t layer = 0; layer < hparams_.n_layer; ++layer) {
-        const BlockWeights& w = weights_.blocks[static_cast<std::size_t>(layer)];
-        const auto name = [&](Target t) { return fmt::format("blk.{}.{}.weight", layer, name_of(t).gguf); };
-        const auto make = [&](const infer::Linear& base_linear, Target t) {
-            return adapt(base_linear, name(t), contains(settings.targets, t));
-        };
-        blocks_.push_back({make(w.wq, Target::Q), make(w.wk, Target::K), make(w.wv, Target::V), make(w.wo, Target::O),
-                           make(w.ffn_gate, Target::Gate), make(w.ffn_up, Target::Up), make(w.ffn_down, Target::Down)});
+        Factors f;
+        for (const Target t : settings.targets) {
+            const infer::Linear& w = matrix(weights_.blocks[static_cast<std::size_t>(layer)], t);
+            const std::string name = fmt::format("blk.{}.{}.weight", layer, name_of(t).gguf);
+            const auto i = static_cast<std::size_t>(t);
+            // kaiming_uniform_(a = sqrt(5)) on [r, n_in], as peft and llama.cpp's finetune start A.
+            f.a[i] = params_.add(name + ".lora_a", Shape{settings.rank, w.n_in()}, nn::Init::fan_in_uniform(w.n_in()));
+            f.b[i] = params_.add(name + ".lora_b", Shape{w.n_out(), settings.rank}, nn::Init::zeros());
+        }
+        factors_.push_back(std::move(f));
     }
 }
 
-LoraModel::AdaptedLinear LoraModel::adapt(const infer::Linear& base, const std::string& name, bool targeted) {
-    AdaptedLinear out;
-    out.base = &base;
-    if (!targeted) return out;
-    // kaiming_uniform_(a = sqrt(5)) on [r, n_in], as peft and llama.cpp's finetune start A.
-    out.a = params_.add(name + ".lora_a", Shape{settings_.rank, base.n_in()}, nn::Init::fan_in_uniform(base.n_in()));
-    out.b = params_.add(name + ".lora_b", Shape{base.n_out(), settings_.rank}, nn::Init::zeros());
+std::vector<Tensor> LoraModel::flatten(const Factors& f) const {
+    std::vector<Tensor> out;
+    for (const Target t : settings_.targets) {
+        out.push_back(f.a[static_cast<std::size_t>(t)]);
+        out.push_back(f.b[static_cast<std::size_t>(t)]);
+    }
     return out;
 }
 
-Tensor LoraModel::AdaptedLinear::operator()(const Tensor& x, float scale, float dropout, std::uint64_t key) const {
-    const Tensor y = ag::frozen_linear(x, *base);
+LoraModel::Factors LoraModel::unflatten(std::span<const Tensor> flat) const {
+    Factors f;
+    std::size_t k = 0;
+    for (const Target t : settings_.targets) {
+        f.a[static_cast<std::size_t>(t)] = flat[k++];
+        f.b[static_cast<std::size_t>(t)] = flat[k++];
+    }
+    return f;
+}
+
+Tensor LoraModel::adapted(const infer::Linear& base, const Factors& f, Target t, const Tensor& x, std::uint64_t key,
+                          bool training) const {
+    const Tensor y = ag::frozen_linear(x, base);
+    const Tensor& a = f.a[static_cast<std::size_t>(t)];
     if (!a.defined()) return y;
-    const Tensor dropped = dropout > 0.0f ? ag::dropout(x, dropout, key, true) : x;
-    const Tensor low = ag::linear(ag::linear(dropped, a, Tensor{}), b, Tensor{});
-    return ag::add(y, ag::mul(low, scale));
+    const float p = training ? settings_.dropout : 0.0f;
+    const Tensor dropped = p > 0.0f ? ag::dropout(x, p, random::stream_key(key, static_cast<std::uint64_t>(t)), true) : x;
+    const Tensor low = ag::linear(ag::linear(dropped, a, Tensor{}), f.b[static_cast<std::size_t>(t)], Tensor{});
+    return ag::add(y, ag::mul(low, settings_.alpha / static_cast<float>(settings_.rank)));
 }
 
 // Rows of token_embd as f32 (no gradient: the embedding is frozen). A tied head's table may
@@ -136,17 +165,15 @@ Tensor LoraModel::embed(const Tensor& ids) const {
     return x;
 }
 
-Tensor LoraModel::attention(std::int64_t layer, const Tensor& x, std::uint64_t key, bool training) const {
+Tensor LoraModel::block(std::int64_t layer, const Tensor& x, const Factors& f, std::uint64_t key, bool training) const {
     const Hparams& h = hparams_;
     const BlockWeights& w = weights_.blocks[static_cast<std::size_t>(layer)];
-    const Block& blk = blocks_[static_cast<std::size_t>(layer)];
-    const float scale = settings_.alpha / static_cast<float>(settings_.rank);
-    const float p = training ? settings_.dropout : 0.0f;
     const std::int64_t b = x.size(0), t = x.size(1);
+    // Attention: q, k, v of rmsnorm(x), qwen3's per-head norms, RoPE, causal GQA, output projection.
     const Tensor xn = ag::rmsnorm(x, w.attn_norm, h.rms_eps);
-    Tensor q = ag::reshape(blk.q(xn, scale, p, random::stream_key(key, 0)), Shape{b, t, h.n_head, h.head_dim});
-    Tensor k = ag::reshape(blk.k(xn, scale, p, random::stream_key(key, 1)), Shape{b, t, h.n_head_kv, h.head_dim});
-    const Tensor v = ag::reshape(blk.v(xn, scale, p, random::stream_key(key, 2)), Shape{b, t, h.n_head_kv, h.head_dim});
+    Tensor q = ag::reshape(adapted(w.wq, f, Target::Q, xn, key, training), Shape{b, t, h.n_head, h.head_dim});
+    Tensor k = ag::reshape(adapted(w.wk, f, Target::K, xn, key, training), Shape{b, t, h.n_head_kv, h.head_dim});
+    const Tensor v = ag::reshape(adapted(w.wv, f, Target::V, xn, key, training), Shape{b, t, h.n_head_kv, h.head_dim});
     if (h.qk_norm) {
         q = ag::rmsnorm(q, w.q_norm, h.rms_eps);
         k = ag::rmsnorm(k, w.k_norm, h.rms_eps);
@@ -154,18 +181,12 @@ Tensor LoraModel::attention(std::int64_t layer, const Tensor& x, std::uint64_t k
     const RopeConfig rope{.n_rot = h.rope.n_rot, .theta_base = h.rope.theta_base, .freq_scale = h.rope.freq_scale,
                           .mode = h.rope.mode};
     const Tensor mixed = nn::causal_self_attention(q, k, v, rope, h.rotates(layer));
-    return blk.o(mixed, scale, p, random::stream_key(key, 3));
-}
-
-Tensor LoraModel::feed_forward(std::int64_t layer, const Tensor& x, std::uint64_t key, bool training) const {
-    const BlockWeights& w = weights_.blocks[static_cast<std::size_t>(layer)];
-    const Block& blk = blocks_[static_cast<std::size_t>(layer)];
-    const float scale = settings_.alpha / static_cast<float>(settings_.rank);
-    const float p = training ? settings_.dropout : 0.0f;
-    const Tensor xn = ag::rmsnorm(x, w.ffn_norm, hparams_.rms_eps);
-    const Tensor gate = blk.gate(xn, scale, p, random::stream_key(key, 4));
-    const Tensor up = blk.up(xn, scale, p, random::stream_key(key, 5));
-    return blk.down(ag::mul(ag::silu(gate), up), scale, p, random::stream_key(key, 6));
+    const Tensor mid = ag::add(x, adapted(w.wo, f, Target::O, mixed, key, training));
+    // SwiGLU feed-forward of rmsnorm(mid).
+    const Tensor hn = ag::rmsnorm(mid, w.ffn_norm, h.rms_eps);
+    const Tensor gate = adapted(w.ffn_gate, f, Target::Gate, hn, key, training);
+    const Tensor up = adapted(w.ffn_up, f, Target::Up, hn, key, training);
+    return ag::add(mid, adapted(w.ffn_down, f, Target::Down, ag::mul(ag::silu(gate), up), key, training));
 }
 
 Tensor LoraModel::forward(const Tensor& ids, std::uint64_t dropout_key, bool training) const {
@@ -174,8 +195,13 @@ Tensor LoraModel::forward(const Tensor& ids, std::uint64_t dropout_key, bool tra
     Tensor x = embed(ids);
     for (std::int64_t layer = 0; layer < hparams_.n_layer; ++layer) {
         const std::uint64_t key = random::stream_key(dropout_key, static_cast<std::uint64_t>(layer));
-        x = ag::add(x, attention(layer, x, key, training));
-        x = ag::add(x, feed_forward(layer, x, key, training));
+        std::vector<Tensor> inputs = flatten(factors_[static_cast<std::size_t>(layer)]);
+        inputs.insert(inputs.begin(), x);
+        x = ag::recompute(
+            [this, layer, key, training](std::span<const Tensor> in) {
+                return block(layer, in[0], unflatten(in.subspan(1)), key, training);
+            },
+            std::move(inputs));
     }
     return ag::frozen_linear(ag::rmsnorm(x, weights_.output_norm, hparams_.rms_eps), weights_.output);
 }

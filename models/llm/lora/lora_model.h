@@ -9,7 +9,9 @@
 // qwen2's biases and qwen3's per-head norms, RoPE, causal grouped-query attention, output
 // projection; rmsnorm, SwiGLU feed-forward), each with its residual -> rmsnorm -> head.
 // Only A and B are parameters, named as the adapter file names them
-// ("blk.N.attn_q.weight.lora_a"), so a checkpoint is also an adapter.
+// ("blk.N.attn_q.weight.lora_a"), so a checkpoint is also an adapter. With gradients each block
+// is recomputed in the backward pass (ag::recompute) rather than keeping its activations, so
+// training memory is the weights, one block's activations, the block inputs and the logits.
 #pragma once
 
 #include "core/gguf/gguf_file.h"
@@ -19,8 +21,10 @@
 #include "models/llm/weights.h"
 #include "nn/parameter_set.h"
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,27 +67,28 @@ public:
     LoraAdapter adapter() const;
 
 private:
-    // W x (+ bias) + (alpha / r) B (A dropout(x)) for one matrix; A and B undefined when W is not adapted.
-    struct AdaptedLinear {
-        const infer::Linear* base = nullptr;
-        Tensor a, b;
-        Tensor operator()(const Tensor& x, float scale, float dropout, std::uint64_t key) const;
-    };
-    struct Block {
-        AdaptedLinear q, k, v, o, gate, up, down;
+    // One block's adapter factors, by Target (undefined where the matrix is not adapted).
+    struct Factors {
+        std::array<Tensor, 7> a, b;
     };
 
+    // x -> x + attention(x) -> + feed_forward: one block, with the factors given (during the
+    // backward pass they are the recomputation's own leaves, ag::recompute).
+    Tensor block(std::int64_t layer, const Tensor& x, const Factors& f, std::uint64_t key, bool training) const;
+    // W x (+ bias) + (alpha / r) B (A dropout(x)) for matrix t of a block.
+    Tensor adapted(const infer::Linear& base, const Factors& f, Target t, const Tensor& x, std::uint64_t key,
+                   bool training) const;
+    // The defined factors of a block in Target order, a before b, and back.
+    std::vector<Tensor> flatten(const Factors& f) const;
+    Factors unflatten(std::span<const Tensor> flat) const;
     Tensor embed(const Tensor& ids) const;
-    Tensor attention(std::int64_t layer, const Tensor& x, std::uint64_t key, bool training) const;
-    Tensor feed_forward(std::int64_t layer, const Tensor& x, std::uint64_t key, bool training) const;
-    AdaptedLinear adapt(const infer::Linear& base, const std::string& name, bool targeted);
 
     gguf::GgufFile file_;
     Hparams hparams_;
     ModelWeights weights_;
     LoraSettings settings_;
     nn::ParameterSet params_;
-    std::vector<Block> blocks_;
+    std::vector<Factors> factors_;  // per block
 };
 
 }  // namespace forge::llm::lora

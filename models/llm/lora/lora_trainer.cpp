@@ -1,6 +1,7 @@
 #include "models/llm/lora/lora_trainer.h"
 
 #include "core/autograd/ag.h"
+#include "core/buffer_pool.h"
 #include "core/checkpoint/atomic_file.h"
 #include "core/checkpoint/safetensors.h"
 #include "core/checkpoint/step_log.h"
@@ -249,10 +250,15 @@ private:
             const std::uint64_t key = random::stream_key(config_.lora.seed, 0x10a4, static_cast<std::uint64_t>(step),
                                                          static_cast<std::uint64_t>(m));
             const Tensor loss = mean_target_loss(model_, inputs[m], targets[m], key, /*training=*/true);
+            // The forward's temporaries (freed, cached by the pool for reuse) make no room for the
+            // backward's gradients, which have other sizes: give them back first, so that the
+            // peak is the saved activations and one pass's gradients.
+            BufferPool::global().trim();
             ag::backward(counted == step_targets ? loss : ag::mul(loss, share));
             loss_sum += static_cast<double>(loss.item()) * share;
         }
         optimizer_.step();
+        BufferPool::global().trim();
         return loss_sum;
     }
 

@@ -12,6 +12,7 @@
 #include "models/llm/lora/lora_model.h"
 #include "models/llm/lora/lora_trainer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -68,13 +69,14 @@ TEST(LoraTorchGolden, OneStepOfAdamW) {
 
     const double loss = loss_and_gradients(model, ids, targets, 0);
     const double want_loss = std::stod(meta.at("loss"));
-    // Measured: 1.5e-7 relative.
-    EXPECT_NEAR(loss, want_loss, 2e-6 * std::fabs(want_loss));
+    // Measured: 5.6e-9 relative.
+    EXPECT_NEAR(loss, want_loss, 6e-8 * std::fabs(want_loss));
+    RecordProperty("loss_error", fmt::format("{:.3g}", std::fabs(loss - want_loss) / std::fabs(want_loss)));
     double worst_grad = 0.0;
     for (const auto& [name, want] : with_prefix(golden, "grad.")) {
         const double e = relative_error(ag::grad(model.params().at(name)), want);
         worst_grad = std::max(worst_grad, e);
-        EXPECT_LT(e, 2e-5) << name;  // measured: at most 2e-6 relative to the tensor's largest entry
+        EXPECT_LT(e, 2e-5) << name;  // measured: at most 1.95e-6 relative to the tensor's largest entry
     }
     optim::Adam adamw(model.params().trainable(),
                       optim::adamw_options(std::stof(meta.at("lr")), std::stof(meta.at("weight_decay"))));
@@ -83,10 +85,10 @@ TEST(LoraTorchGolden, OneStepOfAdamW) {
     for (const auto& [name, want] : with_prefix(golden, "after.")) {
         const double e = relative_error(model.params().at(name), want);
         worst_after = std::max(worst_after, e);
-        EXPECT_LT(e, 1e-5) << name;  // measured: at most 1e-6
+        EXPECT_LT(e, 5e-6) << name;  // measured: at most 4.2e-7
     }
-    RecordProperty("worst_gradient_error", std::to_string(worst_grad));
-    RecordProperty("worst_update_error", std::to_string(worst_after));
+    RecordProperty("worst_gradient_error", fmt::format("{:.3g}", worst_grad));
+    RecordProperty("worst_update_error", fmt::format("{:.3g}", worst_after));
 }
 
 // dx = dy · W with W decoded tile by tile equals the product with the whole dequantized W, for
@@ -101,8 +103,10 @@ TEST(FrozenLinear, InputGradientOfQuantizedWeights) {
         for (std::int64_t i = 0; i < dy.numel(); ++i) dy.data<float>()[i] = std::sin(0.37f * static_cast<float>(i));
         const Tensor want = forge::matmul(dy, quant::dequantize(weight));
         for (const infer::Linear* layer : {&plain, &interleaved}) {
-            // Measured: 0 (the same products summed in the same order); the bound allows a reordering.
-            EXPECT_LT(relative_error(ag::frozen_linear_input_gradient(*layer, dy), want), 1e-5) << name;
+            // Measured: 0 for Q8_0, 4.3e-7 for Q4_K (the tiles' GEMM sums in another order).
+            const double e = relative_error(ag::frozen_linear_input_gradient(*layer, dy), want);
+            EXPECT_LT(e, 5e-6) << name;
+            RecordProperty(std::string(name) + (layer->interleaved ? "_interleaved" : "_plain"), fmt::format("{:.3g}", e));
         }
     }
 }
