@@ -40,7 +40,7 @@ int run_train_lora(LoraCli& cli) {
     CtrlCStopsTraining ctrl_c;
     c.stop_requested = [&] { return ctrl_c.requested(); };
     TrainProgress progress;
-    const gpt::TrainResult r = llm::lora::train_lora(c, [&](const gpt::StepReport& s) {
+    const llm::lora::LoraTrainResult r = llm::lora::train_lora(c, [&](const gpt::StepReport& s) {
         if (!cli.json) progress(s);
     });
     if (r.interrupted && cli.json) {
@@ -48,7 +48,7 @@ int run_train_lora(LoraCli& cli) {
     } else if (r.interrupted) {
         print_interrupted("train lora", r.steps, cli.out);
     } else if (cli.json) {
-        const nlohmann::json out = {{"val_loss", r.val_loss},     {"val_bpb", r.val_bpb},   {"loss", r.loss},
+        const nlohmann::json out = {{"val_loss", r.val_loss},     {"val_bpb", r.val_bpb},   {"val_exact", r.val_exact}, {"loss", r.loss},
                                     {"tokens", r.tokens},         {"tokens_per_s", r.tokens_per_s},
                                     {"steps", r.steps},           {"parameters", r.parameters},
                                     {"seconds", r.seconds},       {"adapter", r.model.string()}};
@@ -106,7 +106,7 @@ void add_train_lora_command(CLI::App& train, CommandTable& commands) {
     lora->add_option("--out", cli->out, "Run folder: checkpoint, log.jsonl, adapter.gguf")
         ->capture_default_str()->check(folder_path());
     lora->add_flag("--resume", c.resume, "Continue from OUT/checkpoint.safetensors");
-    lora->add_flag("--json", cli->json, "Print one JSON object: val_loss, val_bpb, loss, tokens, tokens_per_s, adapter");
+    lora->add_flag("--json", cli->json, "Print one JSON object: val_loss, val_bpb, val_exact, loss, tokens, tokens_per_s, adapter");
     add_force_flag(*lora, cli->force);
     lora->callback([cli, data, text] {
         if (data->count() + text->count() == 0) throw CLI::RequiredError("--data or --text");

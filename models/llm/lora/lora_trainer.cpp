@@ -42,12 +42,42 @@ std::int64_t counted_targets(const Tensor& targets) {
     return std::count_if(t, t + targets.numel(), [](std::int32_t v) { return v != gpt::kNoTarget; });
 }
 
-// The mean cross-entropy of the model's logits over the counted targets of `targets`.
-Tensor mean_target_loss(const LoraModel& model, const Tensor& inputs, const Tensor& targets, std::uint64_t dropout_key,
-                        bool training) {
-    const std::int64_t rows = inputs.numel();
-    const Tensor logits = model.forward(inputs, dropout_key, training);
-    return ag::cross_entropy(ag::reshape(logits, Shape{rows, model.hparams().n_vocab}), targets.reshape(Shape{rows}));
+// The mean cross-entropy of logits [B, T, V] over the counted targets of `targets` [B, T].
+Tensor mean_target_loss(const Tensor& logits, const Tensor& targets) {
+    const std::int64_t rows = targets.numel();
+    return ag::cross_entropy(ag::reshape(logits, Shape{rows, logits.size(2)}), targets.reshape(Shape{rows}));
+}
+
+// Replies (maximal runs of counted targets in a row) and how many of them greedy decoding
+// reproduces exactly: every target the argmax of its position's logits (then greedy decoding,
+// fed its own tokens, is fed exactly the reference's).
+struct ReplyScore {
+    std::int64_t replies = 0, exact = 0;
+};
+
+ReplyScore score_replies(const Tensor& logits, const Tensor& targets) {
+    ReplyScore out;
+    const std::int64_t positions = targets.numel(), vocab = logits.size(2);
+    const Tensor flat = logits.contiguous();
+    const std::int32_t* t = targets.data<std::int32_t>();
+    const std::int64_t row_len = targets.size(1);
+    bool in_reply = false, all_right = true;
+    for (std::int64_t i = 0; i <= positions; ++i) {
+        const bool counted = i < positions && t[i] != gpt::kNoTarget;
+        if (in_reply && (!counted || i % row_len == 0)) {  // a reply ends
+            ++out.replies;
+            out.exact += all_right ? 1 : 0;
+            in_reply = false;
+        }
+        if (!counted) continue;
+        if (!in_reply) {
+            in_reply = true;
+            all_right = true;
+        }
+        const float* row = flat.data<float>() + i * vocab;
+        all_right = all_right && std::max_element(row, row + vocab) - row == t[i];
+    }
+    return out;
 }
 
 std::string chat_template_of(const gguf::GgufFile& file) {
@@ -158,15 +188,20 @@ public:
             token_bytes_[static_cast<std::size_t>(id)] = static_cast<std::int32_t>(tokenizer_.token_to_piece(id).size());
     }
 
-    gpt::TrainResult run() {
+    LoraTrainResult run() {
         std::filesystem::create_directories(config_.out_dir);
         const nlohmann::json settings = run_settings(config_, steps_);
         std::int64_t step = 0;
         if (config_.resume) step = load_checkpoint(settings);
         std::ofstream log = checkpoint::open_step_log(config_.out_dir / "log.jsonl",
                                                       config_.resume ? std::optional(step) : std::nullopt);
-        gpt::TrainResult result;
+        LoraTrainResult result;
         result.parameters = model_.params().numel();
+        if (!config_.resume) {  // step 0: the base model with the untrained (identity) adapter
+            gpt::StepReport r;
+            validate(r);
+            write_log_line(log, r);
+        }
         const auto start = Clock::now();
         double train_seconds = 0.0;
         const std::int64_t step_tokens = config_.batch * config_.seq_len;
@@ -193,6 +228,7 @@ public:
             result.loss = loss;
             if (r.val_loss) result.val_loss = *r.val_loss;
             if (r.val_bpb) result.val_bpb = *r.val_bpb;
+            result.val_exact = last_val_exact_;
             if (result.interrupted) break;
         }
         result.steps = step;
@@ -204,6 +240,7 @@ public:
             validate(r);
             result.val_loss = *r.val_loss;
             result.val_bpb = *r.val_bpb;
+            result.val_exact = last_val_exact_;
         }
         result.model = config_.out_dir / "adapter.gguf";
         write_lora_adapter(model_.adapter(), result.model.string());
@@ -249,7 +286,7 @@ private:
             const float share = static_cast<float>(counted) / static_cast<float>(step_targets);
             const std::uint64_t key = random::stream_key(config_.lora.seed, 0x10a4, static_cast<std::uint64_t>(step),
                                                          static_cast<std::uint64_t>(m));
-            const Tensor loss = mean_target_loss(model_, inputs[m], targets[m], key, /*training=*/true);
+            const Tensor loss = mean_target_loss(model_.forward(inputs[m], key, /*training=*/true), targets[m]);
             // The forward's temporaries (freed, cached by the pool for reuse) make no room for the
             // backward's gradients, which have other sizes: give them back first, so that the
             // peak is the saved activations and one pass's gradients.
@@ -266,14 +303,18 @@ private:
     void validate(gpt::StepReport& r) {
         ag::NoGradScope no_grad;
         double nats = 0.0, bytes = 0.0;
-        std::int64_t counted_all = 0;
+        std::int64_t counted_all = 0, replies = 0, exact = 0;
         for (std::int64_t first = 0; first < data_.val.rows(); first += config_.micro_batch) {
             const std::int64_t count = std::min(config_.micro_batch, data_.val.rows() - first);
             const Tensor in = data_.val.inputs.narrow(0, first, count).contiguous();
             const Tensor tg = data_.val.targets.narrow(0, first, count).contiguous();
             const std::int64_t counted = counted_targets(tg);
             if (counted == 0) continue;
-            const Tensor loss = mean_target_loss(model_, in, tg, 0, /*training=*/false);
+            const Tensor logits = model_.forward(in, 0, /*training=*/false);
+            const Tensor loss = mean_target_loss(logits, tg);
+            const ReplyScore score = score_replies(logits, tg);
+            replies += score.replies;
+            exact += score.exact;
             nats += static_cast<double>(loss.item()) * static_cast<double>(counted);
             counted_all += counted;
             const std::int32_t* ids = tg.data<std::int32_t>();
@@ -282,16 +323,19 @@ private:
         }
         r.val_loss = counted_all > 0 ? nats / static_cast<double>(counted_all) : 0.0;
         r.val_bpb = bytes > 0.0 ? nats / (std::log(2.0) * bytes) : 0.0;
+        last_val_exact_ = replies > 0 ? static_cast<double>(exact) / static_cast<double>(replies) : 0.0;
     }
 
     void write_log_line(std::ofstream& log, const gpt::StepReport& r) {
-        nlohmann::json line = {{"step", r.step},
-                               {"loss", r.loss},
-                               {"lr", config_.lr},
-                               {"tokens_per_s", r.tokens_per_s},
-                               {"elapsed_s", r.elapsed_s}};
+        nlohmann::json line = {{"step", r.step}, {"elapsed_s", r.elapsed_s}};
+        if (r.step > 0) {  // step 0 is the validation before training
+            line["loss"] = r.loss;
+            line["lr"] = config_.lr;
+            line["tokens_per_s"] = r.tokens_per_s;
+        }
         if (r.val_loss) line["val_loss"] = *r.val_loss;
         if (r.val_bpb) line["val_bpb"] = *r.val_bpb;
+        if (r.val_loss) line["val_exact"] = last_val_exact_;
         log << line.dump() << "\n";
         log.flush();
     }
@@ -352,18 +396,19 @@ private:
     std::vector<std::int32_t> token_bytes_;
     std::int64_t epoch_ = -1;
     std::vector<std::int64_t> order_;
+    double last_val_exact_ = 0.0;  // of the last validation
 };
 
 }  // namespace
 
 double loss_and_gradients(const LoraModel& model, const Tensor& inputs, const Tensor& targets,
                           std::uint64_t dropout_key) {
-    const Tensor loss = mean_target_loss(model, inputs, targets, dropout_key, /*training=*/true);
+    const Tensor loss = mean_target_loss(model.forward(inputs, dropout_key, /*training=*/true), targets);
     ag::backward(loss);
     return static_cast<double>(loss.item());
 }
 
-gpt::TrainResult train_lora(const LoraTrainConfig& config, const gpt::ReportFn& report) {
+LoraTrainResult train_lora(const LoraTrainConfig& config, const gpt::ReportFn& report) {
     check(std::filesystem::is_regular_file(config.model), "--model {}: no such GGUF", config.model.string());
     checkpoint::check_not_an_input(config.out_dir / "adapter.gguf", {config.model});
     return LoraTrainer(config, report).run();

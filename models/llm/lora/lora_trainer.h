@@ -10,7 +10,7 @@
 //
 // DIR also holds checkpoint.safetensors (the factors, AdamW's moments, the step and the
 // settings, written atomically) and log.jsonl (step, loss, lr, tokens_per_s, elapsed_s,
-// val_loss when measured). A resumed run continues with the same rows, dropout masks and
+// val_loss, val_bpb and val_exact when measured). A resumed run continues with the same rows, dropout masks and
 // rates, so its adapter equals an uninterrupted run's byte for byte.
 #pragma once
 
@@ -43,8 +43,15 @@ struct LoraTrainConfig {
     std::function<bool()> stop_requested;
 };
 
+struct LoraTrainResult : gpt::TrainResult {
+    // Of the last validation: the share of held-out replies (runs of counted targets) that
+    // greedy decoding reproduces exactly, i.e. whose every token is its position's argmax.
+    double val_exact = 0.0;
+};
+
 // Trains and writes DIR/adapter.gguf (TrainResult::model); parameters counts the factors.
-gpt::TrainResult train_lora(const LoraTrainConfig& config, const gpt::ReportFn& report);
+// log.jsonl starts with a step-0 line: the validation of the untrained adapter (the base).
+LoraTrainResult train_lora(const LoraTrainConfig& config, const gpt::ReportFn& report);
 
 // One optimizer step's loss and gradients on given rows, outside a run: what the PyTorch
 // golden checks (test/models/llm/lora_step_golden_test.cpp). The mean loss over the counted

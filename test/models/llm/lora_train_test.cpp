@@ -11,6 +11,7 @@
 #include "models/gpt/trainer.h"
 #include "models/llm/lora/lora_model.h"
 #include "models/llm/lora/lora_trainer.h"
+#include "test/models/llm/golden.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -91,6 +92,40 @@ TEST(LoraTorchGolden, OneStepOfAdamW) {
     RecordProperty("worst_update_error", fmt::format("{:.3g}", worst_after));
 }
 
+// The trainable forward with the untrained adapter (B = 0) is the base model: its logits are
+// llama.cpp's (the committed goldens of test/data/llm, f32 KV cache) for llama, qwen2 and qwen3,
+// f32 and quantized, at every prompt position.
+TEST(LoraModel, UntrainedAdapterGivesLlamaCppLogits) {
+    struct Case {
+        const char* golden;
+        double bound;  // on max |ours - theirs| / max |theirs| per position
+    };
+    // Measured (simd): llama-f32 9.7e-7, qwen2-f32 2.4e-6, qwen3-f32 1.1e-6, qwen3-q8_0 4.2e-4 (the
+    // activations' Q8_0 rounding steps, as in oracle_test.cpp).
+    for (const Case c : {Case{"llama-f32", 1e-5}, Case{"qwen2-f32", 2.4e-5}, Case{"qwen3-f32", 1.1e-5},
+                         Case{"qwen3-q8_0", 4.2e-3}}) {
+        const test::Golden g = test::load_golden(c.golden);
+        LoraModel model(g.model_path, LoraSettings{});
+        const auto n = static_cast<std::int64_t>(g.prompt.size());
+        const Tensor ids = Tensor::from(std::span<const std::int32_t>(g.prompt), Shape{1, n});
+        ag::NoGradScope no_grad;
+        const Tensor logits = model.forward(ids, 0, false).contiguous();
+        const std::int64_t vocab = model.hparams().n_vocab;
+        double worst = 0.0;
+        for (std::int64_t pos = 0; pos < n; ++pos) {
+            double max_logit = 0.0, max_diff = 0.0;
+            for (std::int64_t i = 0; i < vocab; ++i) {
+                const double theirs = g.logits[static_cast<std::size_t>(pos * vocab + i)];
+                max_logit = std::max(max_logit, std::fabs(theirs));
+                max_diff = std::max(max_diff, std::fabs(logits.data<float>()[pos * vocab + i] - theirs));
+            }
+            worst = std::max(worst, max_diff / max_logit);
+        }
+        EXPECT_LT(worst, c.bound) << c.golden;
+        RecordProperty(std::string(c.golden) + "_logits", fmt::format("{:.3g}", worst));
+    }
+}
+
 // dx = dy · W with W decoded tile by tile equals the product with the whole dequantized W, for
 // Q8_0 and Q4_K weights read from the file and from the interleaved copy the simd build multiplies.
 TEST(FrozenLinear, InputGradientOfQuantizedWeights) {
@@ -150,11 +185,11 @@ TEST(LoraTrainer, ResumeEqualsUninterruptedByteForByte) {
     EXPECT_EQ(resumed.loss, whole.loss);
     EXPECT_EQ(file_bytes(split_dir / "checkpoint.safetensors"), file_bytes(whole_dir / "checkpoint.safetensors"));
     EXPECT_EQ(file_bytes(split_dir / "adapter.gguf"), file_bytes(whole_dir / "adapter.gguf"));
-    // log.jsonl has one line per step, the resumed run's appended after step 3's.
+    // log.jsonl has the step-0 validation and one line per step, the resumed run's after step 3's.
     std::ifstream log(split_dir / "log.jsonl");
     int lines = 0;
     for (std::string line; std::getline(log, line);) ++lines;
-    EXPECT_EQ(lines, 6);
+    EXPECT_EQ(lines, 7);
 }
 
 // A Q8_0 base trains: the held-out loss after 12 steps is below the untrained adapter's.
@@ -164,7 +199,7 @@ TEST(LoraTrainer, QuantizedBaseLossFalls) {
     c.steps = 12;
     c.eval_every = 1;
     double first_val = 0.0;
-    const gpt::TrainResult r = train_lora(c, [&](const gpt::StepReport& s) {
+    const LoraTrainResult r = train_lora(c, [&](const gpt::StepReport& s) {
         if (s.step == 1) first_val = *s.val_loss;
     });
     EXPECT_LT(r.val_loss, first_val - 0.05) << "val loss " << first_val << " -> " << r.val_loss;
