@@ -7,7 +7,7 @@ Held-out accuracy is exact match of the whole reply under greedy decoding, measu
 itself (log.jsonl's val_exact: a reply counts when every one of its tokens is the argmax of its
 position, which is exactly when greedy decoding reproduces it). Step 0 is the base model.
 
-    /usr/bin/python3 tools/lora_demo.py [--forge build/app/forge] [--out /tmp/lora-demo] [--steps 300]
+    /usr/bin/python3 tools/lora_demo.py [--forge build/app/forge] [--out /tmp/lora-demo] [--steps 200]
 
 Prints one JSON object: held-out exact match before and after, held-out loss before and after,
 wall time and peak RSS of the training run (GNU time), the command.
@@ -34,7 +34,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--forge", default=os.path.join(ROOT, "build", "app", "forge"))
     ap.add_argument("--out", default="/tmp/lora-demo")
-    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--examples", type=int, default=1000)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -48,8 +48,8 @@ def main():
     run = os.path.join(args.out, "run")
     command = [args.forge, "train", "lora", "--model", os.path.join(ROOT, "models", "llm", "bundled", "forge-chat.gguf"),
                "--data", os.path.join(args.out, "train.jsonl"), "--val-data", os.path.join(args.out, "val.jsonl"),
-               "--rank", "16", "--alpha", "32", "--lr", "2e-3", "--seq-len", "128", "--batch", "16",
-               "--micro-batch", "16", "--steps", str(args.steps), "--eval-every", str(args.steps), "--out", run,
+               "--rank", "16", "--alpha", "32", "--lr", "3e-3", "--seq-len", "64", "--batch", "8",
+               "--micro-batch", "8", "--steps", str(args.steps), "--eval-every", "50", "--out", run,
                "--force", "--json"]
     start = time.time()
     done = subprocess.run(["/usr/bin/time", "-v"] + command, capture_output=True, text=True, check=True)
