@@ -69,8 +69,8 @@ std::vector<Target> parse_targets(std::string_view list) {
         const std::size_t comma = std::min(list.find(',', start), list.size());
         const std::string_view item = list.substr(start, comma - start);
         const auto it = std::find_if(kTargets.begin(), kTargets.end(), [&](const TargetName& t) { return t.flag == item; });
-        check(it != kTargets.end(), "--targets: '{}' is not one of q, k, v, o, gate, up, down", item);
-        check(!contains(out, it->target), "--targets: '{}' is named twice", item);
+        check(it != kTargets.end(), "'{}' is not a target (give any of q, k, v, o, gate, up, down)", item);
+        check(!contains(out, it->target), "target '{}' is named twice", item);
         out.push_back(it->target);
         start = comma + 1;
     }
