@@ -12,6 +12,7 @@
 // (models/llm/speculator.h): the same answer, more tokens per pass where the text repeats itself
 // or quotes --lookup-file; --spec draft --model-draft SMALL.gguf has a small model guess. Load time and prompt/generation speed (with the draft acceptance) go to stderr.
 #include "app/bundled_models.h"
+#include "app/lora_flags.h"
 #include "app/chat_grammar.h"
 #include "app/chat_repl.h"
 #include "app/cli_checks.h"
@@ -51,6 +52,7 @@ constexpr std::int64_t kDefaultContext = 4096;
 struct ChatCliOptions {
     std::string model;
     std::optional<std::string> prompt;
+    std::vector<std::string> lora;  // --lora FILE[:SCALE]
     std::int64_t n_predict = 512;
     bool raw = false;
     std::string system;
@@ -189,7 +191,8 @@ int run_chat(ChatCliOptions o) {
     o.sampling.seed = o.seed ? *o.seed : std::random_device{}();
     o.model = resolve_model(o.model, kBundledChatModel);
     const auto load_start = Clock::now();
-    const llm::Model model = llm::Model::load(o.model);
+    llm::Model model = llm::Model::load(o.model);
+    attach_lora_adapters(model, o.lora);
     o.n_ctx = context_size(o.ctx, model.hparams().n_ctx_train, kDefaultContext, "--ctx", PastTrainedLength::Keep);
     Chat chat(model, o);
     // Status lines are log lines, which --quiet silences: the answer alone on stdout.
@@ -234,6 +237,7 @@ void add_chat_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--regex", o->grammar.regex, "Answers match this regular expression (the grammar engine's subset)")->check(regex_pattern());
     cmd->add_option("--grammar-file", o->grammar.grammar_file, "Answers follow this GBNF grammar file (llama.cpp's notation; docs/GRAMMAR.md)");
     cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0")->check(kv_cache_type());
+    add_lora_flag(*cmd, o->lora);
     add_speculation_flags(*cmd, o->speculation);
     commands.add(cmd, [o] { return run_chat(*o); });
 }

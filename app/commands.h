@@ -47,6 +47,7 @@ void add_chat_command(CLI::App& forge, CommandTable& commands);
 void add_embed_command(CLI::App& forge, CommandTable& commands);
 void add_gguf_command(CLI::App& forge, CommandTable& commands);
 void add_logits_command(CLI::App& forge, CommandTable& commands);
+void add_lora_command(CLI::App& forge, CommandTable& commands);  // `forge lora merge`
 void add_nam_command(CLI::App& forge, CommandTable& commands);
 // Called by add_nam_command: `forge nam train | capture-signal | profile` and `forge nam-profile`.
 void add_nam_train_commands(CLI::App& forge, CLI::App& nam, CommandTable& commands);

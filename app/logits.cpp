@@ -1,8 +1,10 @@
 // `forge logits MODEL.gguf --tokens 1,2,3 --out FILE [--ctx N] [--kv-type f16|f32]`: run the
 // model over the tokens and write every position's raw logits, little-endian float32
-// [n_tokens, n_vocab], one row per position. The comparison tool for llama.cpp parity.
+// [n_tokens, n_vocab], one row per position. The comparison tool for llama.cpp parity
+// (`--lora A.gguf[:SCALE]` as llama.cpp's `--lora` / `--lora-scaled`).
 #include "app/cli_checks.h"
 #include "app/commands.h"
+#include "app/lora_flags.h"
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
 #include "models/llm/model.h"
@@ -28,6 +30,7 @@ struct LogitsOptions {
     std::string out;
     std::int64_t ctx = 0;  // 0: just enough for the tokens
     std::string kv_type = "f32";
+    std::vector<std::string> lora;
 };
 
 std::vector<std::int32_t> parse_tokens(const std::string& text) {
@@ -49,7 +52,9 @@ int run_logits(const LogitsOptions& o) {
     static_assert(std::endian::native == std::endian::little, "logits files are little-endian float32");
     const std::vector<std::int32_t> tokens = parse_tokens(o.tokens);
     checkpoint::check_not_an_input(o.out, {o.model});
-    const llm::Model model = llm::Model::load(o.model);
+    for (const std::string& adapter : o.lora) checkpoint::check_not_an_input(o.out, {llm::lora::parse_lora_spec(adapter).path});
+    llm::Model model = llm::Model::load(o.model);
+    attach_lora_adapters(model, o.lora);
     llm::SessionOptions options;
     options.n_ctx = o.ctx > 0 ? o.ctx : static_cast<std::int64_t>(tokens.size());
     options.kv_type = llm::kv_type_from_name(o.kv_type);
@@ -73,6 +78,7 @@ void add_logits_command(CLI::App& forge, CommandTable& commands) {
         ->check(CLI::Range(std::int64_t{1}, infer::kMaxContext));
     cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f32 (default here, for exact comparisons), f16 or q8_0")
         ->check(kv_cache_type());
+    add_lora_flag(*cmd, o->lora);
     commands.add(cmd, [o] { return run_logits(*o); });
 }
 

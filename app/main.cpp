@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
     forge::app::add_embed_command(forge, commands);
     forge::app::add_gguf_command(forge, commands);
     forge::app::add_logits_command(forge, commands);
+    forge::app::add_lora_command(forge, commands);
     forge::app::add_nam_command(forge, commands);
     forge::app::add_quantize_command(forge, commands);
     forge::app::add_serve_command(forge, commands);

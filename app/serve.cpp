@@ -7,6 +7,7 @@
 // request parsing, responses and streams, errors, metrics, the chat page). Options are spelled
 // as llama-server spells the same ones; --ctx-size is per slot. docs/SERVE.md has the API.
 #include "app/build_info.h"
+#include "app/lora_flags.h"
 #include "app/bundled_models.h"
 #include "app/cli_checks.h"
 #include "app/commands.h"
@@ -58,6 +59,8 @@ int run_serve(serve::ServeOptions o, std::optional<std::int64_t> ctx_size, int t
     o.speculation = speculation_options(speculation);
     if (speculation.lookup_file) o.lookup_text = read_text_file(*speculation.lookup_file);
     if (threads > 0) ThreadPool::set_global_threads(threads);
+    check(o.lora.empty() || (o.models.empty() && o.models_dir.empty()),
+          "--lora applies adapters to one model: serve it alone (without -m or --models-dir)");
     o.model = resolve_model(o);
     o.ctx_size_given = ctx_size.has_value();
     if (ctx_size) o.ctx_size = *ctx_size;
@@ -125,6 +128,7 @@ void add_serve_command(CLI::App& forge, CommandTable& commands) {
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{3600}));
     cmd->add_option("--body-budget", o->body_budget_mib, "MiB of request bodies held at once; more get 503 (default 64)")
         ->check(CLI::Range(std::int64_t{8}, std::int64_t{1} << 20));
+    add_lora_flag(*cmd, o->lora);
     auto speculation = std::make_shared<SpeculationFlags>();
     add_speculation_flags(*cmd, *speculation);
     commands.add(cmd, [o, ctx_size, threads, speculation] { return run_serve(*o, *ctx_size, *threads, *speculation); });

@@ -1,6 +1,7 @@
 // `forge train <task>`: train a model from scratch: `spirals`, the two-spirals classifier
 // (models/spirals/), trained by gradients or evolution strategies; `gpt` (train_gpt.cpp), `sft`
-// (train_sft.cpp), `tokenizer` (train_tokenizer.cpp) and `asr` (train_asr.cpp), each in its own file.
+// (train_sft.cpp), `lora` (train_lora.cpp), `tokenizer` (train_tokenizer.cpp) and `asr` (train_asr.cpp), each in its
+// own file.
 #include "app/cli_checks.h"
 #include "app/commands.h"
 #include "models/spirals/spirals_train.h"
@@ -16,6 +17,8 @@ namespace forge::app {
 
 // `forge train sft` (train_sft.cpp).
 void add_train_sft_command(CLI::App& train, CommandTable& commands);
+// `forge train lora` (train_lora.cpp).
+void add_train_lora_command(CLI::App& train, CommandTable& commands);
 
 namespace {
 
@@ -70,6 +73,7 @@ void add_train_command(CLI::App& forge, CommandTable& commands) {
 
     add_train_gpt_command(*train, commands);
     add_train_sft_command(*train, commands);
+    add_train_lora_command(*train, commands);
     add_train_tokenizer_command(*train, commands);
     add_train_asr_command(*train, commands);
 }

@@ -1,4 +1,4 @@
-// What the trainers with a run folder (`forge train gpt|sft|asr --out DIR`) share beyond their
+// What the trainers with a run folder (`forge train gpt|sft|asr|lora --out DIR`) share beyond their
 // flags: a finished run is not trained over by accident, and a run whose length no flag set
 // says how long it will be before it starts, and Ctrl-C stops a run with a checkpoint to resume.
 #pragma once
@@ -22,15 +22,17 @@ inline void add_force_flag(CLI::App& command, bool& force) {
                      "Start a new run in --out over a finished one (its model.gguf, checkpoint and log are replaced)");
 }
 
-// Refuses a new run in `out` when a finished one is there (DIR/model.gguf): --resume continues
-// it, --force replaces it. Called before any work, so nothing of the old run is touched.
-inline void check_not_finished(const std::filesystem::path& out, bool resume, bool force) {
+// Refuses a new run in `out` when a finished one is there (DIR/model.gguf, or what the run
+// writes last: `train lora`'s adapter.gguf): --resume continues it, --force replaces it.
+// Called before any work, so nothing of the old run is touched.
+inline void check_not_finished(const std::filesystem::path& out, bool resume, bool force,
+                               std::string_view product = "model.gguf") {
     if (resume || force) return;
     std::error_code error;
-    if (std::filesystem::exists(out / "model.gguf", error))
+    if (std::filesystem::exists(out / product, error))
         fail("{}: a finished run is there ({}): --resume continues it, --force trains a new one over it, or choose "
              "another --out",
-             out.string(), (out / "model.gguf").string());
+             out.string(), (out / product).string());
 }
 
 // Ctrl-C while a trainer runs: the first asks it (through its stop_requested, polled after

@@ -46,9 +46,25 @@ Attention Attention::make(ParameterSet& params, const std::string& prefix, const
     return a;
 }
 
+Tensor causal_self_attention(Tensor qh, Tensor kh, const Tensor& vh, const RopeConfig& rope, bool rotate) {
+    const std::int64_t b = qh.size(0), t = qh.size(1), n_head = qh.size(2), head_dim = qh.size(3);
+    const std::int64_t group = n_head / kh.size(2);
+    if (rotate) {
+        const Tensor positions = Tensor::arange(t).to(DType::I64);
+        qh = ag::rope(qh, positions, rope);
+        kh = ag::rope(kh, positions, rope);
+    }
+    qh = ag::transpose(qh, 1, 2);  // [B, H, T, hd]
+    kh = repeat_kv(ag::transpose(kh, 1, 2), group);
+    const Tensor vt = repeat_kv(ag::transpose(vh, 1, 2), group);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+    const Tensor weights = ag::softmax(ag::matmul(qh, kh, false, true), scale, /*causal=*/true);
+    const Tensor mixed = ag::transpose(ag::matmul(weights, vt), 1, 2);  // [B, T, H, hd]
+    return ag::reshape(ag::contiguous(mixed), Shape{b, t, n_head * head_dim});
+}
+
 Tensor Attention::operator()(const Tensor& x) const {
     const auto& c = config;
-    const std::int64_t b = x.size(0), t = x.size(1);
     Tensor qh = split_heads(q(x), c.n_head, c.head_dim);  // [B, T, H, hd]
     Tensor kh = split_heads(k(x), c.n_kv_head, c.head_dim);
     const Tensor vh = split_heads(v(x), c.n_kv_head, c.head_dim);
@@ -56,15 +72,8 @@ Tensor Attention::operator()(const Tensor& x) const {
         qh = q_norm(qh);
         kh = k_norm(kh);
     }
-    const Tensor positions = Tensor::arange(t).to(DType::I64);
     const RopeConfig rope{.theta_base = c.rope_base, .mode = c.rope_mode};
-    qh = ag::transpose(ag::rope(qh, positions, rope), 1, 2);  // [B, H, T, hd]
-    kh = repeat_kv(ag::transpose(ag::rope(kh, positions, rope), 1, 2), c.n_head / c.n_kv_head);
-    const Tensor vt = repeat_kv(ag::transpose(vh, 1, 2), c.n_head / c.n_kv_head);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
-    const Tensor weights = ag::softmax(ag::matmul(qh, kh, false, true), scale, /*causal=*/true);
-    const Tensor mixed = ag::transpose(ag::matmul(weights, vt), 1, 2);  // [B, T, H, hd]
-    return o(ag::reshape(ag::contiguous(mixed), Shape{b, t, c.n_head * c.head_dim}));
+    return o(causal_self_attention(qh, kh, vh, rope));
 }
 
 }  // namespace forge::nn

@@ -41,4 +41,10 @@ struct Attention {
     Tensor operator()(const Tensor& x) const;  // [B, T, dim] -> [B, T, dim]
 };
 
+// The attention itself, between the projections: q [B, T, H, hd], k and v [B, T, Hkv, hd]
+// (heads already normalized where the model does) -> softmax(rope(q)·rope(k)ᵀ / sqrt(hd),
+// causal)·v as [B, T, H·hd], positions 0..T-1. rotate false leaves q and k unrotated
+// (smollm3's NoPE layers). LoRA's trainable llama-family model (models/llm/lora/) shares it.
+Tensor causal_self_attention(Tensor qh, Tensor kh, const Tensor& vh, const RopeConfig& rope, bool rotate = true);
+
 }  // namespace forge::nn

@@ -1,6 +1,7 @@
 #include "app/serve/loaded_model.h"
 
 #include "app/context_size.h"
+#include "app/lora_flags.h"
 #include "app/serve/api_error.h"
 #include "app/serve/prompt_budget.h"
 #include "core/gguf/metadata.h"
@@ -32,6 +33,12 @@ std::int64_t slot_context(const ServeOptions& o, const llm::Model& model) {
                         "-c", PastTrainedLength::Cap);
 }
 
+// The model with --lora's adapters attached (before its scheduler makes its forward pass).
+llm::Model with_adapters(llm::Model model, const ServeOptions& o) {
+    attach_lora_adapters(model, o.lora);
+    return model;
+}
+
 // --pooling, for every file's encoder.
 llm::EmbeddingOptions encoder_options(const ServeOptions& o) {
     llm::EmbeddingOptions encoder;
@@ -44,13 +51,14 @@ llm::EmbeddingOptions encoder_options(const ServeOptions& o) {
 bool is_embedding_only(const std::string& architecture) { return bert::is_bert_architecture(architecture); }
 
 ChatModel::ChatModel(gguf::GgufFile file, const ServeOptions& options)
-    : model(llm::Model::from_file(std::move(file))),
+    : model(with_adapters(llm::Model::from_file(std::move(file)), options)),
       n_ctx(slot_context(options, model)),
       format(model),
       scheduler(model, format.tokenizer(), scheduler_options(options, n_ctx, format.tokenizer())),
       vocabulary(std::make_shared<const llm::grammar::VocabularyIndex>(format.tokenizer())),
       tool_format(llm::tool_calls::detect_tool_format(format.chat_template())),
-      longest_token(longest_token_bytes(format.tokenizer())) {}
+      longest_token(longest_token_bytes(format.tokenizer())),
+      lora_scales(model.lora() ? model.lora()->default_scales() : std::vector<float>{}) {}
 
 LoadedModel::LoadedModel(const ModelSource& source, const ServeOptions& options) : name(source.id), path(source.path) {
     gguf::GgufFile file = gguf::GgufFile::open(source.path);

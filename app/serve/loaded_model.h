@@ -10,6 +10,7 @@
 // --models-memory (model_registry.h): what the policy weighs is the file's size.
 #pragma once
 
+#include "app/serve/lora_adapters.h"
 #include "app/serve/model_source.h"
 #include "app/serve/options.h"
 #include "core/gguf/gguf_file.h"
@@ -41,6 +42,8 @@ struct ChatModel {
     std::shared_ptr<const llm::grammar::VocabularyIndex> vocabulary;
     llm::tool_calls::ToolFormat tool_format;
     std::size_t longest_token;  // bytes of the longest vocabulary entry (prompt_budget.h)
+    // --lora: the scales requests run with unless they bring their own (lora_adapters.h).
+    GlobalLoraScales lora_scales;
 };
 
 // Made by the registry on a model's first use.

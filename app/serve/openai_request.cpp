@@ -1,5 +1,6 @@
 #include "app/serve/openai_request.h"
 
+#include "app/serve/lora_adapters.h"
 #include "app/serve/request_fields.h"
 #include "core/json.h"
 #include "models/llm/grammar/gbnf.h"
@@ -244,6 +245,7 @@ void parse_sampling(const json& body, const RequestLimits& limits, CompletionReq
     }
     if (const json* v = field(body, "logit_bias")) r.generation.logit_bias = parse_logit_bias(*v, limits.n_vocab);
     if (const json* v = field(body, "stop")) r.generation.stop = parse_stop(*v);
+    if (const json* v = field(body, "lora")) r.lora_scales = parse_lora_scales(*v, limits.n_lora_adapters, "lora");
 }
 
 void parse_lengths(const json& body, const RequestLimits& limits, CompletionRequest& r) {

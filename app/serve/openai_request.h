@@ -36,6 +36,7 @@ struct RequestLimits {
     std::int64_t default_max_tokens = -1;  // --n-predict; < 0: until the end or the context is full
     llm::tool_calls::ToolFormat tool_format = llm::tool_calls::ToolFormat::Hermes;
     GrammarCache* grammars = nullptr;  // compiled grammars shared between requests (null: compile each time)
+    std::size_t n_lora_adapters = 0;   // --lora adapters, the ids a request's "lora" may name
 };
 
 struct CompletionRequest {
@@ -49,6 +50,7 @@ struct CompletionRequest {
     bool prompt_is_tokens = false;
 
     llm::GenerationOptions generation;  // sampling, max_tokens, stop, logit_bias, top_logprobs
+    std::vector<float> lora_scales;     // llama-server's "lora", one scale per adapter; empty: the global scales
     bool stream = false;
     bool include_usage = false;  // stream_options.include_usage
     bool logprobs = false;       // report each token's log-probability (top_logprobs alternatives)

@@ -37,6 +37,7 @@ struct ServeOptions {
     llm::SpeculationOptions speculation;
     std::string lookup_text;
     std::string pooling;               // --pooling: the embedding routes' pooling instead of the file's
+    std::vector<std::string> lora;     // --lora FILE[:SCALE]: adapters applied to the (one) chat model
     std::size_t max_body = 8u << 20;   // bytes of a request body before 413
     // Hostile clients (http_server.h): connections served at once (0: parallel + queue + 16),
     // seconds for one read or write and for a whole request to arrive, MiB of request bodies

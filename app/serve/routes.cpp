@@ -143,6 +143,7 @@ void Server::add_routes() {
     }
     add_ollama_routes();
     add_utility_routes();
+    add_lora_routes();
 }
 
 void Server::health(httplib::Response& res) const {

@@ -10,7 +10,8 @@
 namespace forge::app::serve {
 
 RequestLimits Server::request_limits(const ChatModel& chat) {
-    return RequestLimits{chat.format.tokenizer().n_vocab(), options_.n_predict, chat.tool_format, &grammars_};
+    return RequestLimits{chat.format.tokenizer().n_vocab(), options_.n_predict, chat.tool_format, &grammars_,
+                         chat.model.lora() ? chat.model.lora()->size() : 0};
 }
 
 RunningRequest Server::start(const ModelLease& lease, CompletionRequest& request, std::string_view call_id_prefix) {
@@ -36,7 +37,7 @@ RunningRequest Server::start(const ModelLease& lease, CompletionRequest& request
     running.stream = std::make_shared<RequestStream>();
     if (request.logprobs)
         request.generation.logprob_sink = [stream = running.stream](const llm::TokenLogprob& t) { stream->push_logprob(t); };
-    llm::Request job{std::move(prompt), request.generation, nullptr};
+    llm::Request job{std::move(prompt), request.generation, nullptr, request.lora_scales};
     if (request.stream) job.sink = [stream = running.stream](std::string_view piece) { return stream->push_text(piece); };
     running.handle = submit(model, std::move(job));
     return running;

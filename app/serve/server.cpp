@@ -111,6 +111,7 @@ ModelLease Server::model_for(const nlohmann::ordered_json& body) {
 std::shared_ptr<llm::RequestHandle> Server::submit(ChatModel& chat, llm::Request request) {
     std::lock_guard lock(submit_mutex_);
     if (stopping_) throw unavailable("The server is shutting down");
+    if (request.lora_scales.empty()) request.lora_scales = chat.lora_scales.get();
     try {
         return chat.scheduler.submit(std::move(request));
     } catch (const llm::QueueFull& e) {

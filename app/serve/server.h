@@ -68,6 +68,7 @@ private:
     void metrics(httplib::Response& res) const;
     // llama-server's utility routes (utility_routes.cpp).
     void add_utility_routes();
+    void add_lora_routes();  // GET and POST /lora-adapters (lora_routes.cpp)
     void tokenize(const httplib::Request& req, httplib::Response& res);
     void detokenize(const httplib::Request& req, httplib::Response& res);
     void apply_template(const httplib::Request& req, httplib::Response& res);

@@ -36,7 +36,8 @@ Forward::Forward(const Model& model, std::int64_t max_rows, const infer::KvCache
       h_(model.hparams()),
       max_rows_(std::max<std::int64_t>(1, max_rows)),
       act_scratch_(max_rows_, std::max({h_.n_embd, h_.q_width(), h_.n_ff, h_.moe.n_ff_exp})),
-      attention_scratch_(cache, {h_.n_head, h_.n_head_kv, h_.head_dim}, ThreadPool::global().size()) {
+      attention_scratch_(cache, {h_.n_head, h_.n_head_kv, h_.head_dim}, ThreadPool::global().size()),
+      lora_(model.lora(), max_rows_, cache.n_slots(), std::max({h_.n_embd, h_.q_width(), h_.n_ff})) {
     const auto batch = [&](std::int64_t width) { return std::vector<float>(sz(max_rows_ * width)); };
     x_ = batch(h_.n_embd);
     xn_ = batch(h_.n_embd);
@@ -121,6 +122,7 @@ void Forward::run_blocks(std::span<const BatchRow> rows, infer::KvCache& cache) 
     // The architecture: embedding -> n_layer x (attention, feed-forward) -> norm -> head
     // (the last two in output_head, or final_norm alone for hidden states).
     const auto n = static_cast<std::int64_t>(rows.size());
+    lora_.begin_batch(rows);
     embed(rows);
     // The divisors depend on the context per sequence (LongRoPE), as in llama.cpp.
     const auto divisors = model_.weights().rope_freq_divisors(cache.n_ctx(), h_.rope.n_ctx_orig);
@@ -175,6 +177,9 @@ void Forward::attention_block(std::int64_t layer, std::span<const BatchRow> rows
     infer::rmsnorm_rows(x_, xn_, n, h_.n_embd, w.attn_norm.span<float>(), h_.rms_eps);
     const infer::LinearOutput qkv[] = {{&w.wq, q_}, {&w.wk, k_}, {&w.wv, v_}};
     infer::linear_shared_input(qkv, xn_, n, act_scratch_);
+    lora_.apply(layer, lora::Projection::Q, xn_, n, q_, act_scratch_);
+    lora_.apply(layer, lora::Projection::K, xn_, n, k_, act_scratch_);
+    lora_.apply(layer, lora::Projection::V, xn_, n, v_, act_scratch_);
     if (h_.qk_norm) {  // qwen3 normalizes every head of q and k on its own
         infer::rmsnorm_rows(q_, q_, n * h_.n_head, h_.head_dim, w.q_norm.span<float>(), h_.rms_eps);
         infer::rmsnorm_rows(k_, k_, n * h_.n_head_kv, h_.head_dim, w.k_norm.span<float>(), h_.rms_eps);
@@ -199,6 +204,7 @@ void Forward::attention_block(std::int64_t layer, std::span<const BatchRow> rows
     const std::span<const float> sinks = h_.attn_sinks ? w.attn_sinks.span<float>() : std::span<const float>();
     infer::attention(cache, layer, rows, heads, q_, attn_, attention_scratch_, sinks);
     infer::linear(w.wo, attn_, n, proj_, act_scratch_);
+    lora_.apply(layer, lora::Projection::O, attn_, n, proj_, act_scratch_);
     add_to_residual(n, w.post_attention_norm);
 }
 
@@ -215,12 +221,15 @@ void Forward::feed_forward_block(std::int64_t layer, std::int64_t n) {
     }
     const infer::LinearOutput gate_up[] = {{&w.ffn_gate, gate_}, {&w.ffn_up, up_}};
     infer::linear_shared_input(gate_up, xn_, n, act_scratch_);
+    lora_.apply(layer, lora::Projection::Gate, xn_, n, gate_, act_scratch_);
+    lora_.apply(layer, lora::Projection::Up, xn_, n, up_, act_scratch_);
     if (h_.gate == GateActivation::Gelu) {
         infer::geglu_rows(gate_, up_, n, h_.n_ff);
     } else {
         infer::swiglu_rows(gate_, up_, n, h_.n_ff);
     }
     infer::linear(w.ffn_down, gate_, n, proj_, act_scratch_);
+    lora_.apply(layer, lora::Projection::Down, gate_, n, proj_, act_scratch_);
     add_to_residual(n, w.post_ffw_norm);
 }
 

@@ -12,6 +12,7 @@
 #include "core/infer/batch.h"
 #include "core/infer/kv_cache.h"
 #include "core/infer/linear.h"
+#include "models/llm/lora/lora_runtime.h"
 #include "models/llm/model.h"
 #include "models/llm/moe_feed_forward.h"
 
@@ -38,6 +39,11 @@ public:
     Forward(Forward&&) noexcept = default;
 
     std::int64_t max_rows() const { return max_rows_; }
+
+    // The model's LoRA adapters' scales for the sequence in `slot`, one per adapter (the
+    // adapters' default scales until set). Nothing to set when the model has none.
+    void set_lora_scales(std::int64_t slot, std::span<const float> scales) { lora_.set_slot_scales(slot, scales); }
+    std::span<const float> lora_scales(std::int64_t slot) const { return lora_.slot_scales(slot); }
 
     // Run `rows` (at most max_rows), writing their keys and values into `cache`, and write
     // the logits of the rows that want them, in batch order, into `logits`
@@ -80,6 +86,7 @@ private:
     std::span<float> q_, k_, v_;
     std::span<float> attn_;      // attention output, before the output projection
     std::span<float> gate_, up_;
+    lora::LoraRuntime lora_;                     // the model's adapters, if any, per slot
     std::optional<MoeFeedForward> moe_;          // qwen3moe, gpt-oss: the experts' feed-forward instead
     std::vector<std::int64_t> positions_;        // [max_rows], this batch's positions
     std::vector<float> rope_cos_, rope_sin_;     // [max_rows, n_rot / 2], their angles

@@ -22,4 +22,9 @@ Model Model::from_file(gguf::GgufFile file) {
     return Model(std::move(file), std::move(hparams), std::move(weights));
 }
 
+void Model::attach_lora(std::span<const lora::LoraSpec> adapters) {
+    lora_ = adapters.empty() ? nullptr
+                             : std::make_shared<const lora::LoraStack>(lora::LoraStack::load(file_, hparams_, adapters));
+}
+
 }  // namespace forge::llm

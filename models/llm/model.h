@@ -6,8 +6,11 @@
 
 #include "core/gguf/gguf_file.h"
 #include "models/llm/hparams.h"
+#include "models/llm/lora/lora_stack.h"
 #include "models/llm/weights.h"
 
+#include <memory>
+#include <span>
 #include <string>
 
 namespace forge::llm {
@@ -23,12 +26,19 @@ public:
     const Hparams& hparams() const { return hparams_; }
     const ModelWeights& weights() const { return weights_; }
 
+    // LoRA adapters applied at run time (`--lora`), checked against this model; every Forward
+    // made afterwards applies them, at the stack's scales unless told others per sequence.
+    void attach_lora(std::span<const lora::LoraSpec> adapters);
+    // nullptr when no adapter is attached.
+    const lora::LoraStack* lora() const { return lora_.get(); }
+
 private:
     Model(gguf::GgufFile file, Hparams hparams, ModelWeights weights);
 
     gguf::GgufFile file_;
     Hparams hparams_;
     ModelWeights weights_;
+    std::shared_ptr<const lora::LoraStack> lora_;
 };
 
 }  // namespace forge::llm

@@ -213,15 +213,21 @@ std::int64_t Scheduler::reusable(std::size_t s, std::int64_t shared) const {
 // The idle slot sharing the longest prefix with `prompt` (at most all but its last token: that
 // one is evaluated for its logits), else the least recently used; `source` is a busy slot
 // whose longer prefix is worth copying, or -1.
-std::int64_t Scheduler::choose_slot(const std::vector<std::int32_t>& prompt, std::int64_t& cached,
-                                    std::int64_t& source) const {
+std::int64_t Scheduler::choose_slot(const std::vector<std::int32_t>& prompt, std::span<const float> lora_scales,
+                                    std::int64_t& cached, std::int64_t& source) const {
     const auto usable = static_cast<std::int64_t>(prompt.size()) - 1;
+    // Keys and values computed under other LoRA scales are not this request's prefix.
+    const auto prefix_of = [&](std::size_t s) -> std::int64_t {
+        const std::span<const float> held = forward_.lora_scales(static_cast<std::int64_t>(s));
+        if (!std::equal(held.begin(), held.end(), lora_scales.begin(), lora_scales.end())) return 0;
+        return common_prefix(slots_[s].tokens, prompt);
+    };
     std::int64_t best = -1;
     cached = 0;
     source = -1;
     for (std::size_t s = 0; s < slots_.size(); ++s) {
         if (slots_[s].request) continue;
-        const std::int64_t shared = reusable(s, std::min(usable, common_prefix(slots_[s].tokens, prompt)));
+        const std::int64_t shared = reusable(s, std::min(usable, prefix_of(s)));
         const bool better = best < 0 || shared > cached ||
                             (shared == cached && slots_[s].last_used < slots_[sz(best)].last_used);
         if (better) {
@@ -234,7 +240,7 @@ std::int64_t Scheduler::choose_slot(const std::vector<std::int32_t>& prompt, std
         // Only what the busy slot's cache already holds (its prompt may still be in progress).
         const std::int64_t held = std::min<std::int64_t>(cache_.length(static_cast<std::int64_t>(s)),
                                                          static_cast<std::int64_t>(slots_[s].tokens.size()));
-        const std::int64_t shared = reusable(s, std::min({usable, held, common_prefix(slots_[s].tokens, prompt)}));
+        const std::int64_t shared = reusable(s, std::min({usable, held, prefix_of(s)}));
         if (shared > cached) {
             cached = shared;
             source = static_cast<std::int64_t>(s);
@@ -257,9 +263,18 @@ void Scheduler::admit(std::shared_ptr<RequestHandle> handle) {
                                                    n_prompt, options_.n_ctx);
         return handle->complete(std::move(failed));
     }
+    const lora::LoraStack* adapters = model_.lora();
+    const std::vector<float> lora_scales =
+        request.lora_scales.empty() && adapters ? adapters->default_scales() : request.lora_scales;
+    if (lora_scales.size() != (adapters ? adapters->size() : 0)) {
+        failed.error = fmt::format("the request gives {} LoRA scales, the model has {} adapters", lora_scales.size(),
+                                   adapters ? adapters->size() : 0);
+        return handle->complete(std::move(failed));
+    }
     std::int64_t cached = 0, source = -1;
-    const std::int64_t s = choose_slot(request.prompt, cached, source);
+    const std::int64_t s = choose_slot(request.prompt, lora_scales, cached, source);
     Slot& slot = slots_[sz(s)];
+    forward_.set_lora_scales(s, lora_scales);
     if (source >= 0) {
         cache_.copy_prefix(source, s, cached);
     } else {

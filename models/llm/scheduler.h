@@ -58,6 +58,9 @@ struct Request {
     std::vector<std::int32_t> prompt;  // tokens (PromptFormat makes them)
     GenerationOptions generation;
     TextSink sink;                     // optional; called on the scheduler thread; false cancels
+    // One scale per LoRA adapter of the model (llama-server's per-request "lora"); empty: the
+    // adapters' default scales. A slot's cached prefix is reused only under the same scales.
+    std::vector<float> lora_scales;
 };
 
 struct RequestResult {
@@ -161,7 +164,8 @@ private:
 
     void admit_waiting();
     void admit(std::shared_ptr<RequestHandle> request);
-    std::int64_t choose_slot(const std::vector<std::int32_t>& prompt, std::int64_t& cached, std::int64_t& source) const;
+    std::int64_t choose_slot(const std::vector<std::int32_t>& prompt, std::span<const float> lora_scales,
+                             std::int64_t& cached, std::int64_t& source) const;
     std::int64_t reusable(std::size_t s, std::int64_t shared) const;
     void fill_batch();
     void hand_out(std::span<const float> logits);

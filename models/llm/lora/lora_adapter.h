@@ -32,7 +32,8 @@ struct LoraAdapter {
     // Keyed by the base weight's GGUF tensor name, e.g. "blk.0.attn_q.weight".
     std::map<std::string, LowRankPair> weights;
 
-    // alpha / r: the factor llama.cpp applies before the user's scale (all pairs share r).
+    // alpha / r: the factor llama.cpp applies before the user's scale (all pairs share r);
+    // 1 when alpha is 0 or absent, as llama.cpp does.
     float alpha_over_rank() const;
 };
 

@@ -1,0 +1,81 @@
+#include "core/autograd/ops/frozen_linear.h"
+
+#include "core/autograd/variable.h"
+#include "core/error.h"
+#include "core/ops/matmul.h"
+#include "core/quant/quantize.h"
+#include "core/thread_pool.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace forge::ag {
+namespace {
+
+// Rows of W decoded at once: 128 rows of a 3072-wide matrix are 1.5 MB of f32, enough for the
+// GEMM to run at speed and small beside the activations.
+constexpr std::int64_t kTileRows = 128;
+
+// Rows [first, first + tile.size(0)) of the layer's weight as f32 into `tile`. Interleaved
+// weights are read back from their copy (the file's pages were given back at load).
+void decode_rows(const infer::Linear& layer, std::int64_t first, Tensor& tile) {
+    const DType dtype = layer.weight.dtype();
+    const std::int64_t n_in = layer.n_in();
+    const std::size_t row_bytes = dtype_bytes(dtype, static_cast<std::size_t>(n_in));
+    float* out = tile.data<float>();
+    ThreadPool::global().parallel_for(tile.size(0), 16, [&](std::int64_t begin, std::int64_t end) {
+        std::vector<std::byte> copy(layer.interleaved ? row_bytes : 0);
+        for (std::int64_t r = begin; r < end; ++r) {
+            std::span<const std::byte> bytes(layer.weight.raw_data() + static_cast<std::size_t>(first + r) * row_bytes,
+                                             row_bytes);
+            if (layer.interleaved) {
+                layer.interleaved->copy_row(first + r, copy);
+                bytes = copy;
+            }
+            quant::dequantize_bytes(dtype, bytes, std::span<float>(out + r * n_in, static_cast<std::size_t>(n_in)));
+        }
+    });
+}
+
+}  // namespace
+
+Tensor frozen_linear_input_gradient(const infer::Linear& layer, const Tensor& dy) {
+    const std::int64_t m = dy.size(0), n_out = layer.n_out(), n_in = layer.n_in();
+    check(dy.rank() == 2 && dy.size(1) == n_out, "frozen_linear backward: want dy [m, {}], got {}", n_out,
+          dy.shape().to_string());
+    check(layer.weight.is_contiguous(), "frozen_linear: the weight must be a whole matrix, not a view");
+    const Tensor g = dy.contiguous();
+    Tensor dx = Tensor::zeros({m, n_in});
+    Tensor tile = Tensor::empty({kTileRows, n_in});
+    for (std::int64_t first = 0; first < n_out; first += kTileRows) {
+        const std::int64_t rows = std::min(kTileRows, n_out - first);
+        Tensor w = rows == kTileRows ? tile : tile.narrow(0, 0, rows);
+        decode_rows(layer, first, w);
+        // dx += dy[:, first:first+rows] · W[first:first+rows, :]
+        const Tensor part = forge::matmul(g.narrow(1, first, rows).contiguous(), w);
+        float* acc = dx.data<float>();
+        const float* add = part.data<float>();
+        for (std::int64_t i = 0; i < m * n_in; ++i) acc[i] += add[i];
+    }
+    return dx;
+}
+
+Tensor frozen_linear(const Tensor& x, const infer::Linear& layer) {
+    const std::int64_t n_in = layer.n_in();
+    check(x.dtype() == DType::F32 && x.rank() >= 1 && x.size(x.rank() - 1) == n_in,
+          "frozen_linear: want f32 x [..., {}], got {} {}", n_in, dtype_name(x.dtype()), x.shape().to_string());
+    const Tensor xc = x.contiguous();
+    const std::int64_t m = xc.numel() / n_in;
+    Shape out_shape = x.shape();
+    out_shape[out_shape.rank() - 1] = layer.n_out();
+    Tensor y = Tensor::empty(out_shape);
+    infer::ActivationScratch scratch(m, n_in);
+    infer::linear(layer, xc.span<float>(), m, y.span<float>(), scratch);
+    if (!any_requires_grad({&x})) return y;
+    return record("frozen_linear", y, {&x}, [layer, in_shape = x.shape(), m](const Tensor& g, InputMask) {
+        const Tensor dy = g.contiguous().reshape(Shape{m, layer.n_out()});
+        return std::vector<Tensor>{frozen_linear_input_gradient(layer, dy).reshape(in_shape)};
+    });
+}
+
+}  // namespace forge::ag

@@ -1,0 +1,94 @@
+// A llama-family model (llama, qwen2, qwen3, smollm3) made trainable for LoRA (Hu et al. 2021):
+// its GGUF weights stay frozen as they are in the file (any dtype forge runs, multiplied by
+// ag::frozen_linear), and each adapted matrix W gets two trainable factors,
+//
+//   y = W x + (alpha / r) · B (A dropout(x)),    A [r, n_in] ~ U(±1/sqrt(n_in)), B [n_out, r] = 0
+//
+// (peft's and llama.cpp's initialisation: the adapter starts as the identity). The forward is
+// llama.cpp's graph on core's autograd: embedding rows -> n_layer x (rmsnorm, q/k/v with
+// qwen2's biases and qwen3's per-head norms, RoPE, causal grouped-query attention, output
+// projection; rmsnorm, SwiGLU feed-forward), each with its residual -> rmsnorm -> head.
+// Only A and B are parameters, named as the adapter file names them
+// ("blk.N.attn_q.weight.lora_a"), so a checkpoint is also an adapter. With gradients each block
+// is recomputed in the backward pass (ag::recompute) rather than keeping its activations, so
+// training memory is the weights, one block's activations, the block inputs and the logits.
+#pragma once
+
+#include "core/gguf/gguf_file.h"
+#include "core/tensor.h"
+#include "models/llm/hparams.h"
+#include "models/llm/lora/lora_adapter.h"
+#include "models/llm/weights.h"
+#include "nn/parameter_set.h"
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace forge::llm::lora {
+
+// The matrices of a block an adapter may target, by their short names (`--targets`).
+enum class Target { Q, K, V, O, Gate, Up, Down };
+
+// "q,k,v,o,gate,up,down" (any subset, any order) -> targets; an unknown or repeated name is an
+// error naming it.
+std::vector<Target> parse_targets(std::string_view list);
+std::string target_names(const std::vector<Target>& targets);  // back to "q,k,v"
+
+struct LoraSettings {
+    std::vector<Target> targets{Target::Q, Target::K, Target::V, Target::O, Target::Gate, Target::Up, Target::Down};
+    std::int64_t rank = 16;
+    float alpha = 32.0f;
+    float dropout = 0.0f;  // on the adapter's input only, as peft's lora_dropout
+    std::uint64_t seed = 0;  // A's initial values (per name) and the dropout masks
+};
+
+class LoraModel {
+public:
+    LoraModel(const std::filesystem::path& base, const LoraSettings& settings);
+    LoraModel(const LoraModel&) = delete;
+    LoraModel& operator=(const LoraModel&) = delete;
+
+    // ids [B, T] i32 -> logits [B, T, n_vocab]. dropout_key names this pass's dropout masks
+    // (a pure function of it); training false runs without dropout (evaluation).
+    Tensor forward(const Tensor& ids, std::uint64_t dropout_key, bool training) const;
+
+    const Hparams& hparams() const { return hparams_; }
+    const gguf::GgufFile& file() const { return file_; }
+    const LoraSettings& settings() const { return settings_; }
+    nn::ParameterSet& params() { return params_; }
+    const nn::ParameterSet& params() const { return params_; }
+
+    // The factors as an adapter file holds them (shared storage).
+    LoraAdapter adapter() const;
+
+private:
+    // One block's adapter factors, by Target (undefined where the matrix is not adapted).
+    struct Factors {
+        std::array<Tensor, 7> a, b;
+    };
+
+    // x -> x + attention(x) -> + feed_forward: one block, with the factors given (during the
+    // backward pass they are the recomputation's own leaves, ag::recompute).
+    Tensor block(std::int64_t layer, const Tensor& x, const Factors& f, std::uint64_t key, bool training) const;
+    // W x (+ bias) + (alpha / r) B (A dropout(x)) for matrix t of a block.
+    Tensor adapted(const infer::Linear& base, const Factors& f, Target t, const Tensor& x, std::uint64_t key,
+                   bool training) const;
+    // The defined factors of a block in Target order, a before b, and back.
+    std::vector<Tensor> flatten(const Factors& f) const;
+    Factors unflatten(std::span<const Tensor> flat) const;
+    Tensor embed(const Tensor& ids) const;
+
+    gguf::GgufFile file_;
+    Hparams hparams_;
+    ModelWeights weights_;
+    LoraSettings settings_;
+    nn::ParameterSet params_;
+    std::vector<Factors> factors_;  // per block
+};
+
+}  // namespace forge::llm::lora

@@ -1,0 +1,417 @@
+#include "models/llm/lora/lora_trainer.h"
+
+#include "core/autograd/ag.h"
+#include "core/buffer_pool.h"
+#include "core/checkpoint/atomic_file.h"
+#include "core/checkpoint/safetensors.h"
+#include "core/checkpoint/step_log.h"
+#include "core/error.h"
+#include "core/json.h"
+#include "core/optim/adam.h"
+#include "core/random/counter_rng.h"
+#include "models/gpt/conversations.h"
+#include "models/gpt/corpus.h"
+#include "models/llm/tokenizer/tokenizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+
+namespace forge::llm::lora {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kValidationFraction = 0.05;
+constexpr const char* kCheckpointFormat = "forge-lora-checkpoint-1";
+const std::string kParam = "param.", kOptimizer = "optimizer.";
+
+// Training and held-out rows: inputs and targets [rows, seq_len] i32 (targets kNoTarget where
+// not counted), whatever the source.
+struct RowSet {
+    Tensor inputs, targets;
+    std::int64_t rows() const { return inputs.size(0); }
+};
+
+std::int64_t counted_targets(const Tensor& targets) {
+    const std::int32_t* t = targets.data<std::int32_t>();
+    return std::count_if(t, t + targets.numel(), [](std::int32_t v) { return v != gpt::kNoTarget; });
+}
+
+// The mean cross-entropy of logits [B, T, V] over the counted targets of `targets` [B, T].
+Tensor mean_target_loss(const Tensor& logits, const Tensor& targets) {
+    const std::int64_t rows = targets.numel();
+    return ag::cross_entropy(ag::reshape(logits, Shape{rows, logits.size(2)}), targets.reshape(Shape{rows}));
+}
+
+// Replies (maximal runs of counted targets in a row) and how many of them greedy decoding
+// reproduces exactly: every target the argmax of its position's logits (then greedy decoding,
+// fed its own tokens, is fed exactly the reference's).
+struct ReplyScore {
+    std::int64_t replies = 0, exact = 0;
+};
+
+ReplyScore score_replies(const Tensor& logits, const Tensor& targets) {
+    ReplyScore out;
+    const std::int64_t positions = targets.numel(), vocab = logits.size(2);
+    const Tensor flat = logits.contiguous();
+    const std::int32_t* t = targets.data<std::int32_t>();
+    const std::int64_t row_len = targets.size(1);
+    bool in_reply = false, all_right = true;
+    for (std::int64_t i = 0; i <= positions; ++i) {
+        const bool counted = i < positions && t[i] != gpt::kNoTarget;
+        if (in_reply && (!counted || i % row_len == 0)) {  // a reply ends
+            ++out.replies;
+            out.exact += all_right ? 1 : 0;
+            in_reply = false;
+        }
+        if (!counted) continue;
+        if (!in_reply) {
+            in_reply = true;
+            all_right = true;
+        }
+        const float* row = flat.data<float>() + i * vocab;
+        all_right = all_right && std::max_element(row, row + vocab) - row == t[i];
+    }
+    return out;
+}
+
+std::string chat_template_of(const gguf::GgufFile& file) {
+    const gguf::Value* t = file.find("tokenizer.chat_template");
+    check(t != nullptr && t->string() != nullptr && !t->string()->empty(),
+          "--model {}: no tokenizer.chat_template to render conversations with (train on plain text with --text)",
+          file.source());
+    return *t->string();
+}
+
+RowSet conversation_rows(const std::vector<gpt::Conversation>& conversations, const gguf::GgufFile& file,
+                         const Tokenizer& tokenizer, std::int64_t seq_len) {
+    const std::string chat_template = chat_template_of(file);
+    std::vector<gpt::TokenizedConversation> tokenized;
+    std::vector<std::string> sources;
+    for (const gpt::Conversation& c : conversations) {
+        tokenized.push_back(gpt::tokenize_conversation(c, chat_template, tokenizer));
+        sources.push_back(c.source);
+    }
+    const std::int32_t pad = tokenizer.bos_id() >= 0 ? tokenizer.bos_id() : 0;
+    gpt::PackedRows packed = gpt::pack_conversations(tokenized, sources, seq_len, pad);
+    return {std::move(packed.inputs), std::move(packed.targets)};
+}
+
+// Windows of seq_len + 1 tokens at multiples of seq_len: every next token is a target.
+RowSet text_rows(std::span<const std::int32_t> tokens, std::int64_t seq_len) {
+    const auto n = static_cast<std::int64_t>(tokens.size());
+    const std::int64_t rows = n > seq_len ? (n - 1) / seq_len : 0;
+    RowSet out{Tensor::empty(Shape{rows, seq_len}, DType::I32), Tensor::empty(Shape{rows, seq_len}, DType::I32)};
+    for (std::int64_t r = 0; r < rows; ++r) {
+        std::copy_n(tokens.data() + r * seq_len, seq_len, out.inputs.data<std::int32_t>() + r * seq_len);
+        std::copy_n(tokens.data() + r * seq_len + 1, seq_len, out.targets.data<std::int32_t>() + r * seq_len);
+    }
+    return out;
+}
+
+struct Dataset {
+    RowSet train, val;
+};
+
+Dataset load_conversations(const LoraTrainConfig& c, const gguf::GgufFile& file, const Tokenizer& tokenizer) {
+    std::vector<gpt::Conversation> trained = gpt::read_conversations(c.data);
+    std::vector<gpt::Conversation> val;
+    if (!c.val_data.empty()) {
+        val = gpt::read_conversations(c.val_data);
+    } else {
+        const auto held =
+            std::max<std::size_t>(1, static_cast<std::size_t>(kValidationFraction * static_cast<double>(trained.size())));
+        check(trained.size() > held, "--data {}: {} conversation(s) are too few to hold some out (give --val-data)",
+              c.data.string(), trained.size());
+        val.assign(trained.end() - static_cast<std::ptrdiff_t>(held), trained.end());
+        trained.resize(trained.size() - held);
+    }
+    return {conversation_rows(trained, file, tokenizer, c.seq_len), conversation_rows(val, file, tokenizer, c.seq_len)};
+}
+
+Dataset load_text(const LoraTrainConfig& c, const Tokenizer& tokenizer) {
+    if (c.val_data.empty()) {
+        const std::filesystem::path files[] = {c.data};
+        const gpt::Corpus corpus = gpt::load_corpus(files, tokenizer, c.seq_len, kValidationFraction);
+        return {text_rows(corpus.train, c.seq_len), text_rows(corpus.val, c.seq_len)};
+    }
+    const std::filesystem::path train_files[] = {c.data}, val_files[] = {c.val_data};
+    const gpt::Corpus train = gpt::load_corpus(train_files, tokenizer, c.seq_len, 0.0);
+    const gpt::Corpus val = gpt::load_corpus(val_files, tokenizer, c.seq_len, 0.0);
+    std::vector<std::int32_t> all_train = train.train, all_val = val.train;
+    all_train.insert(all_train.end(), train.val.begin(), train.val.end());
+    all_val.insert(all_val.end(), val.val.begin(), val.val.end());
+    return {text_rows(all_train, c.seq_len), text_rows(all_val, c.seq_len)};
+}
+
+// What a resumed run must share with the run that wrote the checkpoint.
+nlohmann::json run_settings(const LoraTrainConfig& c, std::int64_t steps) {
+    return {{"targets", target_names(c.lora.targets)},
+            {"rank", c.lora.rank},
+            {"alpha", c.lora.alpha},
+            {"dropout", c.lora.dropout},
+            {"seed", c.lora.seed},
+            {"lr", c.lr},
+            {"weight_decay", c.weight_decay},
+            {"seq_len", c.seq_len},
+            {"batch", c.batch},
+            {"steps", steps},
+            {"text", c.text}};
+}
+
+class LoraTrainer {
+public:
+    LoraTrainer(const LoraTrainConfig& config, const gpt::ReportFn& report)
+        : config_(config),
+          report_(report),
+          model_(config.model, config.lora),
+          tokenizer_(Tokenizer::from_gguf(model_.file())),
+          data_(config.text ? load_text(config, tokenizer_) : load_conversations(config, model_.file(), tokenizer_)),
+          optimizer_(model_.params().trainable(), optim::adamw_options(config.lr, config.weight_decay)) {
+        check(config.micro_batch >= 1 && config.batch % config.micro_batch == 0,
+              "--micro-batch {} does not divide --batch {}", config.micro_batch, config.batch);
+        check(data_.train.rows() >= 1, "--data {}: no training row of {} tokens (give more data or a smaller --seq-len)",
+              config.data.string(), config.seq_len);
+        check(data_.val.rows() >= 1, "no held-out row of {} tokens (give more data, --val-data, or a smaller --seq-len)",
+              config.seq_len);
+        steps_ = config.steps > 0 ? config.steps
+                                  : std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(
+                                                                  config.epochs * static_cast<double>(data_.train.rows()) /
+                                                                  static_cast<double>(config.batch))));
+        token_bytes_.resize(static_cast<std::size_t>(tokenizer_.n_vocab()));
+        for (std::int32_t id = 0; id < tokenizer_.n_vocab(); ++id)
+            token_bytes_[static_cast<std::size_t>(id)] = static_cast<std::int32_t>(tokenizer_.token_to_piece(id).size());
+    }
+
+    LoraTrainResult run() {
+        std::filesystem::create_directories(config_.out_dir);
+        const nlohmann::json settings = run_settings(config_, steps_);
+        std::int64_t step = 0;
+        if (config_.resume) step = load_checkpoint(settings);
+        std::ofstream log = checkpoint::open_step_log(config_.out_dir / "log.jsonl",
+                                                      config_.resume ? std::optional(step) : std::nullopt);
+        LoraTrainResult result;
+        result.parameters = model_.params().numel();
+        if (!config_.resume) {  // step 0: the base model with the untrained (identity) adapter
+            gpt::StepReport r;
+            validate(r);
+            write_log_line(log, r);
+        }
+        const auto start = Clock::now();
+        double train_seconds = 0.0;
+        const std::int64_t step_tokens = config_.batch * config_.seq_len;
+        while (step < steps_) {
+            const auto step_start = Clock::now();
+            const double loss = train_step(step);
+            ++step;
+            const double seconds = std::chrono::duration<double>(Clock::now() - step_start).count();
+            train_seconds += seconds;
+            result.tokens += step_tokens;
+            gpt::StepReport r;
+            r.step = step;
+            r.total_steps = steps_;
+            r.loss = loss;
+            r.lr_multiplier = 1.0;
+            r.tokens_per_s = static_cast<double>(step_tokens) / seconds;
+            r.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+            result.interrupted = step < steps_ && config_.stop_requested && config_.stop_requested();
+            if (step % config_.eval_every == 0 || step == steps_) validate(r);
+            write_log_line(log, r);
+            if (step % config_.checkpoint_every == 0 || step == steps_ || result.interrupted)
+                save_checkpoint(step, settings);
+            if (report_) report_(r);
+            result.loss = loss;
+            if (r.val_loss) result.val_loss = *r.val_loss;
+            if (r.val_bpb) result.val_bpb = *r.val_bpb;
+            result.val_exact = last_val_exact_;
+            if (result.interrupted) break;
+        }
+        result.steps = step;
+        result.seconds = train_seconds;
+        result.tokens_per_s = train_seconds > 0.0 ? static_cast<double>(result.tokens) / train_seconds : 0.0;
+        if (result.interrupted) return result;
+        if (result.tokens == 0) {  // resumed a finished run: measure it again for the summary
+            gpt::StepReport r;
+            validate(r);
+            result.val_loss = *r.val_loss;
+            result.val_bpb = *r.val_bpb;
+            result.val_exact = last_val_exact_;
+        }
+        result.model = config_.out_dir / "adapter.gguf";
+        write_lora_adapter(model_.adapter(), result.model.string());
+        return result;
+    }
+
+private:
+    std::filesystem::path checkpoint_path() const { return config_.out_dir / "checkpoint.safetensors"; }
+
+    // Rows [first, first + count) of the run's row sequence (row r = step * batch + i), each
+    // epoch in its own seeded order: a pure function of (seed, row).
+    void rows(std::int64_t first, std::int64_t count, Tensor& inputs, Tensor& targets) {
+        const std::int64_t n = data_.train.rows(), t = config_.seq_len;
+        inputs = Tensor::empty(Shape{count, t}, DType::I32);
+        targets = Tensor::empty(Shape{count, t}, DType::I32);
+        for (std::int64_t i = 0; i < count; ++i) {
+            const std::int64_t row = first + i, epoch = row / n;
+            if (epoch != epoch_) {
+                order_ = gpt::epoch_order(config_.lora.seed, epoch, n);
+                epoch_ = epoch;
+            }
+            const std::int64_t source = order_[static_cast<std::size_t>(row % n)];
+            std::copy_n(data_.train.inputs.data<std::int32_t>() + source * t, t, inputs.data<std::int32_t>() + i * t);
+            std::copy_n(data_.train.targets.data<std::int32_t>() + source * t, t, targets.data<std::int32_t>() + i * t);
+        }
+    }
+
+    // One AdamW step over `batch` rows. Each micro-batch's mean loss is weighted by its share of
+    // the step's counted targets, so the accumulated gradients are those of the step's mean loss.
+    double train_step(std::int64_t step) {
+        optimizer_.zero_grad();
+        const std::int64_t micro_steps = config_.batch / config_.micro_batch;
+        std::vector<Tensor> inputs(static_cast<std::size_t>(micro_steps)), targets(inputs.size());
+        std::int64_t step_targets = 0;
+        for (std::int64_t m = 0; m < micro_steps; ++m) {
+            rows(step * config_.batch + m * config_.micro_batch, config_.micro_batch, inputs[m], targets[m]);
+            step_targets += counted_targets(targets[m]);
+        }
+        double loss_sum = 0.0;
+        for (std::int64_t m = 0; m < micro_steps; ++m) {
+            const std::int64_t counted = counted_targets(targets[m]);
+            if (counted == 0) continue;
+            const float share = static_cast<float>(counted) / static_cast<float>(step_targets);
+            const std::uint64_t key = random::stream_key(config_.lora.seed, 0x10a4, static_cast<std::uint64_t>(step),
+                                                         static_cast<std::uint64_t>(m));
+            const Tensor loss = mean_target_loss(model_.forward(inputs[m], key, /*training=*/true), targets[m]);
+            // The forward's temporaries (freed, cached by the pool for reuse) make no room for the
+            // backward's gradients, which have other sizes: give them back first, so that the
+            // peak is the saved activations and one pass's gradients.
+            BufferPool::global().trim();
+            ag::backward(counted == step_targets ? loss : ag::mul(loss, share));
+            loss_sum += static_cast<double>(loss.item()) * share;
+        }
+        optimizer_.step();
+        BufferPool::global().trim();
+        return loss_sum;
+    }
+
+    // Mean loss per counted held-out target (nats), and bits per byte of their text.
+    void validate(gpt::StepReport& r) {
+        ag::NoGradScope no_grad;
+        double nats = 0.0, bytes = 0.0;
+        std::int64_t counted_all = 0, replies = 0, exact = 0;
+        for (std::int64_t first = 0; first < data_.val.rows(); first += config_.micro_batch) {
+            const std::int64_t count = std::min(config_.micro_batch, data_.val.rows() - first);
+            const Tensor in = data_.val.inputs.narrow(0, first, count).contiguous();
+            const Tensor tg = data_.val.targets.narrow(0, first, count).contiguous();
+            const std::int64_t counted = counted_targets(tg);
+            if (counted == 0) continue;
+            const Tensor logits = model_.forward(in, 0, /*training=*/false);
+            const Tensor loss = mean_target_loss(logits, tg);
+            const ReplyScore score = score_replies(logits, tg);
+            replies += score.replies;
+            exact += score.exact;
+            nats += static_cast<double>(loss.item()) * static_cast<double>(counted);
+            counted_all += counted;
+            const std::int32_t* ids = tg.data<std::int32_t>();
+            for (std::int64_t i = 0; i < tg.numel(); ++i)
+                if (ids[i] != gpt::kNoTarget) bytes += token_bytes_[static_cast<std::size_t>(ids[i])];
+        }
+        r.val_loss = counted_all > 0 ? nats / static_cast<double>(counted_all) : 0.0;
+        r.val_bpb = bytes > 0.0 ? nats / (std::log(2.0) * bytes) : 0.0;
+        last_val_exact_ = replies > 0 ? static_cast<double>(exact) / static_cast<double>(replies) : 0.0;
+    }
+
+    void write_log_line(std::ofstream& log, const gpt::StepReport& r) {
+        nlohmann::json line = {{"step", r.step}, {"elapsed_s", r.elapsed_s}};
+        if (r.step > 0) {  // step 0 is the validation before training
+            line["loss"] = r.loss;
+            line["lr"] = config_.lr;
+            line["tokens_per_s"] = r.tokens_per_s;
+        }
+        if (r.val_loss) line["val_loss"] = *r.val_loss;
+        if (r.val_bpb) line["val_bpb"] = *r.val_bpb;
+        if (r.val_loss) line["val_exact"] = last_val_exact_;
+        log << line.dump() << "\n";
+        log.flush();
+    }
+
+    void save_checkpoint(std::int64_t step, const nlohmann::json& settings) {
+        checkpoint::TensorMap all;
+        for (const auto& [name, t] : model_.params().state_dict()) all[kParam + name] = t;
+        const optim::OptimizerState state = optimizer_.state();
+        for (const auto& [name, t] : state.tensors) all[kOptimizer + name] = t;
+        checkpoint::write_safetensors(checkpoint_path(), all,
+                                      {{"format", kCheckpointFormat},
+                                       {"step", std::to_string(step)},
+                                       {"optimizer_step", std::to_string(state.step)},
+                                       {"settings", settings.dump()}});
+    }
+
+    // Restores the factors and AdamW's state; returns the step the checkpoint was taken after.
+    std::int64_t load_checkpoint(const nlohmann::json& settings) {
+        const std::filesystem::path path = checkpoint_path();
+        check(std::filesystem::exists(path), "--resume: no checkpoint at {}", path.string());
+        checkpoint::Metadata m;
+        const checkpoint::TensorMap all = checkpoint::read_safetensors(path, &m);
+        if (m["format"] != kCheckpointFormat) fail_format("{}: not a {} file", path.string(), kCheckpointFormat);
+        const nlohmann::json saved =
+            parse_json(std::string_view(m["settings"]), path.string() + ": metadata 'settings'", kMaxDocumentDepth);
+        for (const auto& [key, value] : settings.items()) {
+            check(saved.contains(key) && saved[key] == value,
+                  "--resume: {} was written with {} = {}, this command asks for {} (use the same flags or a new --out)",
+                  path.string(), key, saved.contains(key) ? saved[key].dump() : "nothing", value.dump());
+        }
+        checkpoint::TensorMap params;
+        optim::OptimizerState state{count_of(m, "optimizer_step", path), {}};
+        for (const auto& [name, t] : all) {
+            if (name.rfind(kParam, 0) == 0) params[name.substr(kParam.size())] = t;
+            if (name.rfind(kOptimizer, 0) == 0) state.tensors[name.substr(kOptimizer.size())] = t;
+        }
+        model_.params().load_state_dict(params, path.string());
+        optimizer_.load_state(state);
+        return count_of(m, "step", path);
+    }
+
+    static std::int64_t count_of(checkpoint::Metadata& m, const std::string& key, const std::filesystem::path& path) {
+        const std::string& text = m[key];
+        std::int64_t value = -1;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || value < 0)
+            fail_format("{}: metadata '{}' is not a count: \"{}\"", path.string(), key, text);
+        return value;
+    }
+
+    LoraTrainConfig config_;
+    gpt::ReportFn report_;
+    LoraModel model_;
+    Tokenizer tokenizer_;
+    Dataset data_;
+    optim::Adam optimizer_;
+    std::int64_t steps_ = 0;
+    std::vector<std::int32_t> token_bytes_;
+    std::int64_t epoch_ = -1;
+    std::vector<std::int64_t> order_;
+    double last_val_exact_ = 0.0;  // of the last validation
+};
+
+}  // namespace
+
+double loss_and_gradients(const LoraModel& model, const Tensor& inputs, const Tensor& targets,
+                          std::uint64_t dropout_key) {
+    const Tensor loss = mean_target_loss(model.forward(inputs, dropout_key, /*training=*/true), targets);
+    ag::backward(loss);
+    return static_cast<double>(loss.item());
+}
+
+LoraTrainResult train_lora(const LoraTrainConfig& config, const gpt::ReportFn& report) {
+    check(std::filesystem::is_regular_file(config.model), "--model {}: no such GGUF", config.model.string());
+    checkpoint::check_not_an_input(config.out_dir / "adapter.gguf", {config.model});
+    return LoraTrainer(config, report).run();
+}
+
+}  // namespace forge::llm::lora
