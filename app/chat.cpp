@@ -10,7 +10,10 @@
 // are dropped with a warning. The context defaults to the model's trained length when that is
 // under 4096; a --ctx past it warns (app/context_size.h). --spec lookup decodes speculatively
 // (models/llm/speculator.h): the same answer, more tokens per pass where the text repeats itself
-// or quotes --lookup-file; --spec draft --model-draft SMALL.gguf has a small model guess. Load time and prompt/generation speed (with the draft acceptance) go to stderr.
+// or quotes --lookup-file; --spec draft --model-draft SMALL.gguf has a small model guess. A
+// thinking model's reasoning (Qwen3's <think>, gpt-oss's analysis channel) is shown apart,
+// dimmed on a terminal, and kept as the turn's reasoning_content, not its content. Load time
+// and prompt/generation speed (with the draft acceptance) go to stderr.
 #include "app/bundled_models.h"
 #include "app/lora_flags.h"
 #include "app/chat_grammar.h"
@@ -22,6 +25,7 @@
 #include "app/speculation_flags.h"
 #include "core/error.h"
 #include "core/infer/kv_cache.h"
+#include "models/llm/answer_splitter.h"
 #include "models/llm/sequence_generator.h"
 #include "models/llm/grammar/grammar_constraint.h"
 #include "models/llm/model.h"
@@ -75,6 +79,63 @@ struct Speed {
     double prompt_s = 0, generate_s = 0;
 };
 
+// An answer as it streams to stdout: the reasoning first, set apart as `ollama run` shows it
+// ("Thinking..." to "...done thinking."), dimmed on a terminal; then the content. On a
+// terminal, control characters are escaped: the text comes from a downloaded vocabulary and
+// follows whatever the prompt asked for (a pasted document may ask for escape sequences). A
+// pipe gets the text exactly.
+class AnswerPrinter {
+public:
+    explicit AnswerPrinter(bool terminal) : terminal_(terminal) {}
+
+    void show(const llm::AnswerPiece& piece) {
+        if (!piece.reasoning.empty()) {
+            if (!thinking_) open_thinking();
+            write(piece.reasoning);
+            reasoning_ += piece.reasoning;
+        }
+        if (!piece.content.empty()) {
+            if (thinking_) close_thinking();
+            write(piece.content);
+            content_ += piece.content;
+        }
+        std::fflush(stdout);
+    }
+
+    // The answer is over (or cut short).
+    void end() {
+        if (thinking_) close_thinking();
+        std::fputs("\n", stdout);
+        std::fflush(stdout);
+    }
+
+    const std::string& reasoning() const { return reasoning_; }
+    const std::string& content() const { return content_; }
+
+private:
+    static constexpr const char* kDim = "\033[2m";
+    static constexpr const char* kPlain = "\033[0m";
+
+    void write(std::string_view text) const {
+        const std::string shown = terminal_ ? printable(text) : std::string(text);
+        std::fwrite(shown.data(), 1, shown.size(), stdout);
+    }
+    void open_thinking() {
+        if (terminal_) std::fputs(kDim, stdout);
+        std::fputs("Thinking...\n", stdout);
+        thinking_ = true;
+    }
+    void close_thinking() {
+        std::fputs("\n...done thinking.\n\n", stdout);
+        if (terminal_) std::fputs(kPlain, stdout);
+        thinking_ = false;
+    }
+
+    bool terminal_;
+    bool thinking_ = false;
+    std::string reasoning_, content_;
+};
+
 class Chat : public Conversation {
 public:
     Chat(const llm::Model& model, const ChatCliOptions& o)
@@ -91,21 +152,20 @@ public:
         reset();
     }
 
-    // One user turn: the answer is streamed to stdout and kept in the history.
+    // One user turn: the answer is streamed to stdout and kept in the history, a thinking
+    // model's reasoning apart from its content (models/llm/answer_splitter.h).
     bool turn(const std::string& user_text, const std::function<bool()>& stop) override {
         history_.push_back({"user", user_text, ""});
         if (grammar_) generation_.constraint = std::make_shared<llm::grammar::GrammarConstraint>(grammar_, vocabulary_);
+        const llm::AnswerFormat format = llm::answer_format(format_.chat_template(), !o_.raw);
+        llm::AnswerSplitter splitter(format, llm::tool_calls::ToolFormat::Hermes, /*parse_tool_calls=*/false, "call_");
+        AnswerPrinter printer(stdout_is_a_terminal_);
         const llm::GenerationStats stats = generator_.generate(prompt(), generation_, sampler_, [&](std::string_view piece) {
-            // On a terminal, control characters are escaped: the text comes from a downloaded
-            // vocabulary and follows whatever the prompt asked for (a pasted document may ask
-            // for escape sequences). A pipe gets the text exactly.
-            const std::string shown = stdout_is_a_terminal_ ? printable(piece) : std::string(piece);
-            std::fwrite(shown.data(), 1, shown.size(), stdout);
-            std::fflush(stdout);
+            printer.show(splitter.push(piece));
             return !stop();
         });
-        std::fputs("\n", stdout);
-        std::fflush(stdout);
+        printer.show(splitter.finish());
+        printer.end();
         if (stats.finish == llm::FinishReason::ContextFull) {
             spdlog::warn("the context is full ({} tokens, --ctx {}): stopping", generator_.session().n_past(),
                          generator_.session().n_ctx());
@@ -116,7 +176,12 @@ public:
         speed_.generate_s += stats.generate_s;
         speed_.drafted_tokens += stats.drafted_tokens;
         speed_.accepted_tokens += stats.accepted_tokens;
-        history_.push_back({"assistant", format_.tokenizer().decode(generator_.answer()), ""});
+        // A plain answer is kept as its tokens decode, exactly what the KV cache holds.
+        if (format == llm::AnswerFormat::Plain) {
+            history_.push_back({"assistant", format_.tokenizer().decode(generator_.answer()), ""});
+        } else {
+            history_.push_back({"assistant", printer.content(), printer.reasoning()});
+        }
         return stats.finish != llm::FinishReason::Cancelled;
     }
 

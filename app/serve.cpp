@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -119,6 +120,11 @@ void add_serve_command(CLI::App& forge, CommandTable& commands) {
     cmd->add_option("--threads", *threads, "Compute threads (default: FORGE_THREADS, else all cores)")
         ->check(CLI::Range(1, ThreadPool::kMaxThreads));
     cmd->add_option("--kv-type", o->kv_type, "KV cache precision: f16 (default), f32 or q8_0")->check(kv_cache_type());
+    cmd->add_option("--reasoning-format", o->reasoning_format,
+                    "auto: a thinking model's reasoning apart from the chat answer (reasoning_content); none: left in the content "
+                    "(default auto)")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, serve::ReasoningFormat>{{"auto", serve::ReasoningFormat::Auto},
+                                                                                          {"none", serve::ReasoningFormat::None}}));
     cmd->add_option("--pooling", o->pooling, "Pooling of /v1/embeddings instead of the GGUF's pooling_type")->check(pooling_type());
     cmd->add_option("--threads-http", o->threads_http,
                     "Connections served at once; more get 503 except /health (default: parallel + queue + 16)")

@@ -191,7 +191,7 @@ std::string MessageWriter::close_block() {
     return event("content_block_stop", {{"index", message_["content"].size() - 1}});
 }
 
-std::string MessageWriter::pieces(const llm::tool_calls::ParsedOutput& parsed, std::span<const llm::TokenLogprob>) {
+std::string MessageWriter::pieces(const llm::AnswerPiece& parsed, std::span<const llm::TokenLogprob>) {
     std::string out;
     json& content = message_["content"];
     if (!parsed.content.empty()) {

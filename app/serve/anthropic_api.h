@@ -48,7 +48,7 @@ public:
                   const llm::Tokenizer& tokenizer);
 
     std::string begin() override;
-    std::string pieces(const llm::tool_calls::ParsedOutput& parsed, std::span<const llm::TokenLogprob> logprobs) override;
+    std::string pieces(const llm::AnswerPiece& parsed, std::span<const llm::TokenLogprob> logprobs) override;
     std::string finish(const llm::RequestResult& result, bool made_calls) override;
     std::string failure(const ApiError& error) override;
 

@@ -19,9 +19,9 @@
 #include "app/serve/ollama_response.h"
 #include "app/serve/openai_response.h"
 #include "app/serve/request_stream.h"
+#include "models/llm/answer_splitter.h"
 #include "app/serve/server.h"
 #include "models/llm/grammar/grammar_constraint.h"
-#include "models/llm/thinking_splitter.h"
 
 #include <httplib.h>
 
@@ -60,10 +60,14 @@ std::string with_tag(const std::string& name) { return name.find(':') == std::st
 // Whether the template has a switch for thinking (Ollama's "thinking" capability). Tools are
 // every model's: a template that knows none gets them spelled out in the messages
 // (models/llm/tool_calls/tool_prompt.h).
-bool template_thinks(std::string_view chat_template) { return chat_template.find("enable_thinking") != std::string_view::npos; }
+// gpt-oss always thinks (its analysis channel).
+bool template_thinks(std::string_view chat_template) {
+    return chat_template.find("enable_thinking") != std::string_view::npos || llm::tool_calls::is_harmony_template(chat_template);
+}
 
-// The answer's text as Ollama returns it: the thinking apart (with think: true), then the calls
-// apart (with tools); the rest is content. Pieces in, pieces out, as they stream.
+// The answer's text as Ollama returns it: the thinking apart (with think: true, and always for
+// gpt-oss, whose analysis channel is its thinking), the calls apart (with tools), each call once
+// it is whole; the rest is content. Pieces in, pieces out, as they stream (answer_splitter.h).
 class AnswerParts {
 public:
     struct Piece {
@@ -74,35 +78,27 @@ public:
         bool empty() const { return thinking.empty() && content.empty() && calls.empty(); }
     };
 
-    AnswerParts(bool thinking, std::shared_ptr<llm::tool_calls::ToolCallParser> tool_calls)
-        : thinking_(thinking ? std::make_optional<llm::ThinkingSplitter>() : std::nullopt), tool_calls_(std::move(tool_calls)) {}
+    explicit AnswerParts(llm::AnswerSplitter splitter) : splitter_(std::move(splitter)) {}
 
-    Piece push(std::string_view text) { return parts(thinking_ ? thinking_->push(text) : llm::SplitText{"", std::string(text)}, false); }
-    Piece finish() { return parts(thinking_ ? thinking_->finish() : llm::SplitText{}, true); }
+    Piece push(std::string_view text) { return completed(splitter_.push(text)); }
+    Piece finish() { return completed(splitter_.finish()); }
 
     // A whole answer at once.
     Piece whole(std::string_view text) {
-        Piece all = push(text);
-        const Piece rest = finish();
-        all.thinking += rest.thinking;
-        all.content += rest.content;
-        if (tool_calls_) all.calls = tool_calls_->calls();
+        Piece all = completed(splitter_.whole(text));
+        all.calls = splitter_.calls();
+        all.first_call = 0;
         return all;
     }
 
 private:
-    Piece parts(llm::SplitText split, bool last) {
-        Piece piece{std::move(split.thinking), std::move(split.content), {}, calls_sent_};
-        if (!tool_calls_) return piece;
-        piece.content = tool_calls_->push(piece.content).content;
-        if (last) piece.content += tool_calls_->finish().content;
-        piece.calls = std::span(tool_calls_->calls()).subspan(calls_sent_);
-        calls_sent_ = tool_calls_->calls().size();
-        return piece;
+    Piece completed(llm::AnswerPiece piece) {
+        Piece out{std::move(piece.reasoning), std::move(piece.content), splitter_.calls().subspan(calls_sent_), calls_sent_};
+        calls_sent_ = splitter_.calls().size();
+        return out;
     }
 
-    std::optional<llm::ThinkingSplitter> thinking_;
-    std::shared_ptr<llm::tool_calls::ToolCallParser> tool_calls_;
+    llm::AnswerSplitter splitter_;
     std::size_t calls_sent_ = 0;
 };
 
@@ -230,9 +226,9 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
         if (c.chat.enable_thinking == true && !template_thinks(e.format.chat_template()))
             throw invalid_request(fmt::format("\"{}\" does not support thinking", meta.model), "think");
         if (c.grammar) c.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(c.grammar, e.vocabulary);
-        const auto answer = std::make_shared<AnswerParts>(
-            c.chat.enable_thinking == true,
-            c.parse_tool_calls ? std::make_shared<llm::tool_calls::ToolCallParser>(e.tool_format, random_id("call_", 16) + "_") : nullptr);
+        const bool thinking = c.chat.enable_thinking == true || llm::tool_calls::is_harmony_template(e.format.chat_template());
+        const llm::AnswerFormat format = llm::answer_format(e.format.chat_template(), thinking);
+        const auto answer = std::make_shared<AnswerParts>(llm::AnswerSplitter(format, e.tool_format, c.parse_tool_calls, random_id("call_", 16) + "_"));
 
         std::vector<std::int32_t> prompt = std::move(request.context);  // generate's earlier turns first
         const std::vector<std::int32_t> turn = prompt_tokens(e, c);

@@ -144,6 +144,7 @@ json full_response(const ResponseMeta& meta, const Answer& answer, const llm::To
         // OpenAI: content is null when the answer is only calls.
         const json content = made_calls && answer.text.empty() ? json(nullptr) : json(answer.text);
         choice["message"] = {{"role", "assistant"}, {"content", content}, {"refusal", nullptr}};
+        if (!answer.reasoning.empty()) choice["message"]["reasoning_content"] = answer.reasoning;  // llama-server's field
         if (made_calls) choice["message"]["tool_calls"] = tool_calls_json(answer.tool_calls);
     } else {
         choice["text"] = answer.text;
@@ -164,6 +165,7 @@ json chunk_json(const ResponseMeta& meta, const ChunkParts& parts) {
         json delta = json::object();
         if (parts.first) delta["role"] = "assistant";
         if (parts.first || !parts.text.empty()) delta["content"] = parts.text;
+        if (!parts.reasoning.empty()) delta["reasoning_content"] = parts.reasoning;
         if (!parts.tool_calls.empty()) delta["tool_calls"] = tool_call_deltas_json(parts.tool_calls);
         choice["delta"] = delta;
     } else {

@@ -59,14 +59,17 @@ struct Answer {
     bool with_logprobs = false;
     std::optional<std::span<const std::int32_t>> tokens;  // the generated ids, when asked for (return_tokens)
     std::span<const llm::ChatToolCall> tool_calls;  // parsed out of `text` (which is then the rest)
+    std::string reasoning;  // the model's reasoning, apart from `text` (message.reasoning_content)
 };
 nlohmann::json full_response(const ResponseMeta& meta, const Answer& answer, const llm::Tokenizer& tokenizer);
 
-// One chunk of a stream: `text` (chat: delta.content; the role too when `first`), tool call
+// One chunk of a stream: `text` (chat: delta.content; the role too when `first`), `reasoning`
+// (delta.reasoning_content, as llama-server streams it), tool call
 // deltas (delta.tool_calls, each with its index), the finish_reason when the choice ends,
 // logprobs when asked for.
 struct ChunkParts {
     std::string_view text;
+    std::string_view reasoning;
     bool first = false;
     std::span<const llm::tool_calls::ToolCallDelta> tool_calls;
     std::optional<llm::FinishReason> finish;

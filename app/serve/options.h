@@ -9,6 +9,9 @@
 
 namespace forge::app::serve {
 
+// --reasoning-format (llama-server's names: auto, none).
+enum class ReasoningFormat { Auto, None };
+
 struct ServeOptions {
     std::string model;                 // GGUF file (see resolve_model in app/serve.cpp)
     // Many models (model_source.h, model_registry.h): more files (-m, repeatable), a folder of
@@ -36,6 +39,9 @@ struct ServeOptions {
     // --spec, --draft-max; --lookup-file's text, tokenized for each model it serves.
     llm::SpeculationOptions speculation;
     std::string lookup_text;
+    // --reasoning-format: auto splits a thinking model's reasoning out of the chat answer
+    // (reasoning_content), none leaves it in the content (models/llm/answer_splitter.h).
+    ReasoningFormat reasoning_format = ReasoningFormat::Auto;
     std::string pooling;               // --pooling: the embedding routes' pooling instead of the file's
     std::vector<std::string> lora;     // --lora FILE[:SCALE]: adapters applied to the (one) chat model
     std::size_t max_body = 8u << 20;   // bytes of a request body before 413

@@ -309,7 +309,7 @@ std::string ResponseWriter::close_item(const char* status) {
     return out;
 }
 
-std::string ResponseWriter::pieces(const llm::tool_calls::ParsedOutput& parsed, std::span<const llm::TokenLogprob>) {
+std::string ResponseWriter::pieces(const llm::AnswerPiece& parsed, std::span<const llm::TokenLogprob>) {
     std::string out;
     json& output = response_["output"];
     if (!parsed.content.empty()) {

@@ -90,7 +90,7 @@ public:
     ResponseWriter(ResponseIdentity identity, nlohmann::json echo, ResponseDone on_done);
 
     std::string begin() override;
-    std::string pieces(const llm::tool_calls::ParsedOutput& parsed, std::span<const llm::TokenLogprob> logprobs) override;
+    std::string pieces(const llm::AnswerPiece& parsed, std::span<const llm::TokenLogprob> logprobs) override;
     std::string finish(const llm::RequestResult& result, bool made_calls) override;
     std::string failure(const ApiError& error) override;
 

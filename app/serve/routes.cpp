@@ -247,19 +247,16 @@ void Server::complete(const httplib::Request& req, httplib::Response& res, Endpo
         const ModelLease lease = model_for(body);
         const ChatModel& e = lease->chat_model();
         CompletionRequest request = parse_request(endpoint, body, request_limits(e));
-        const RunningRequest running = start(lease, request, "call_");
+        const RunningRequest running = start(lease, request, "call_", endpoint == Endpoint::ChatCompletions);
         ResponseMeta meta = new_response_meta(endpoint, lease->name);
         if (request.stream)
             return stream_events(res, running, make_chunk_writer(std::move(meta), request.include_usage, request.logprobs, e.format.tokenizer()));
         const std::optional<llm::RequestResult> result = wait_for_result(running);
         if (!result) return;  // the client is gone, nobody to answer
         const RequestStream::Output logprobs = running.stream->take(std::chrono::milliseconds(0));
-        Answer answer{result->text, result->stats, logprobs.logprobs, request.logprobs, std::nullopt, {}};
-        if (running.tool_calls) {  // split the text into content and calls
-            answer.text = running.tool_calls->push(result->text).content;
-            answer.text += running.tool_calls->finish().content;
-            answer.tool_calls = running.tool_calls->calls();
-        }
+        llm::AnswerPiece parts = running.answer->whole(result->text);  // reasoning, content and calls apart
+        Answer answer{std::move(parts.content), result->stats, logprobs.logprobs, request.logprobs, std::nullopt,
+                      running.answer->calls(), std::move(parts.reasoning)};
         if (request.return_tokens) answer.tokens = std::span<const std::int32_t>(result->tokens);
         send_json(res, 200, full_response(meta, answer, e.format.tokenizer()));
     } catch (const ApiError& error) {

@@ -14,15 +14,16 @@ RequestLimits Server::request_limits(const ChatModel& chat) {
                          chat.model.lora() ? chat.model.lora()->size() : 0};
 }
 
-RunningRequest Server::start(const ModelLease& lease, CompletionRequest& request, std::string_view call_id_prefix) {
+RunningRequest Server::start(const ModelLease& lease, CompletionRequest& request, std::string_view call_id_prefix, bool reasoning_apart) {
     ChatModel& model = lease->chat_model();
     if (request.grammar)
         request.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(request.grammar, model.vocabulary);
     RunningRequest running;
     running.model = lease;
     // Calls get ids "<prefix><random>_<index>", unique across requests.
-    if (request.parse_tool_calls)
-        running.tool_calls = std::make_shared<llm::tool_calls::ToolCallParser>(model.tool_format, random_id(call_id_prefix, 16) + "_");
+    const bool split_reasoning = reasoning_apart && options_.reasoning_format == ReasoningFormat::Auto;
+    const llm::AnswerFormat format = llm::answer_format(model.format.chat_template(), split_reasoning);
+    running.answer = std::make_shared<llm::AnswerSplitter>(format, model.tool_format, request.parse_tool_calls, random_id(call_id_prefix, 16) + "_");
     std::vector<std::int32_t> prompt = prompt_tokens(model, request);
     const auto n_prompt = static_cast<std::int64_t>(prompt.size());
     running.prompt_tokens = n_prompt;

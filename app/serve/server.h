@@ -109,8 +109,10 @@ private:
     // `events` say.
     RequestLimits request_limits(const ChatModel& chat);
     // The request holds `model` (its lease) until it ends, a stream's too. Throws ApiError 400
-    // for an embedding-only model.
-    RunningRequest start(const ModelLease& model, CompletionRequest& request, std::string_view call_id_prefix);
+    // for an embedding-only model. `reasoning_apart`: the API returns a thinking model's
+    // reasoning apart from the answer (with --reasoning-format auto).
+    RunningRequest start(const ModelLease& model, CompletionRequest& request, std::string_view call_id_prefix,
+                         bool reasoning_apart = false);
     std::optional<llm::RequestResult> wait_for_result(const RunningRequest& running);
     void stream_events(httplib::Response& res, const RunningRequest& running, std::shared_ptr<StreamEvents> events);
     // Stream the answer through `events`, or wait for it and replay it through them (their

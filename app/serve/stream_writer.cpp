@@ -28,10 +28,11 @@ public:
     }
 
     // Log-probabilities wait for the text of their tokens.
-    std::string pieces(const llm::tool_calls::ParsedOutput& parsed, std::span<const llm::TokenLogprob> logprobs) override {
+    std::string pieces(const llm::AnswerPiece& parsed, std::span<const llm::TokenLogprob> logprobs) override {
         logprobs_.insert(logprobs_.end(), logprobs.begin(), logprobs.end());
         if (parsed.empty()) return {};
         ChunkParts parts;
+        parts.reasoning = parsed.reasoning;
         parts.text = parsed.content;
         parts.tool_calls = parsed.tool_calls;
         return send(parts);
@@ -51,7 +52,7 @@ public:
 
 private:
     std::string send(ChunkParts parts) {
-        if (logprobs_wanted_ && (!parts.text.empty() || !parts.tool_calls.empty() || parts.finish)) {
+        if (logprobs_wanted_ && (!parts.text.empty() || !parts.reasoning.empty() || !parts.tool_calls.empty() || parts.finish)) {
             parts.logprobs = logprobs_json(meta_.endpoint, logprobs_, tokenizer_, offset_);
             logprobs_.clear();
         }
@@ -68,18 +69,10 @@ private:
     std::size_t offset_ = 0;  // bytes of text sent (completions' text_offset)
 };
 
-// Text through the request's tool-call parser, if it has one.
-llm::tool_calls::ParsedOutput split(const RunningRequest& request, std::string_view text) {
-    if (request.tool_calls) return request.tool_calls->push(text);
-    return {std::string(text), {}};
-}
-
-// The end of the answer: what the tool-call parser held back, then the closing events.
+// The end of the answer: what the splitter held back, then the closing events.
 std::string closing(const RunningRequest& request, const llm::RequestResult& result, StreamEvents& events) {
-    std::string out;
-    if (request.tool_calls) out = events.pieces(request.tool_calls->finish(), {});
-    const bool made_calls = request.tool_calls && !request.tool_calls->calls().empty();
-    out += events.finish(result, made_calls);
+    std::string out = events.pieces(request.answer->finish(), {});
+    out += events.finish(result, !request.answer->calls().empty());
     return out;
 }
 
@@ -107,7 +100,7 @@ void write_events(const RunningRequest& request, StreamEvents& events, Metrics* 
         // seeing it done gets the last pieces.
         const bool done = request.handle->done();
         const RequestStream::Output out = request.stream->take(done ? 0ms : kPoll);
-        if (!out.empty() && !send(events.pieces(split(request, out.text), out.logprobs))) return gone();
+        if (!out.empty() && !send(events.pieces(request.answer->push(out.text), out.logprobs))) return gone();
         if (done) break;
         if (!alive()) return gone();
     }
@@ -127,7 +120,7 @@ void write_events(const RunningRequest& request, StreamEvents& events, Metrics* 
 
 void replay_events(const RunningRequest& request, const llm::RequestResult& result, StreamEvents& events) {
     events.begin();
-    events.pieces(split(request, result.text), {});
+    events.pieces(request.answer->push(result.text), {});
     closing(request, result, events);
 }
 

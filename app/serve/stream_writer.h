@@ -2,8 +2,8 @@
 // text, until the API's closing event. A client that is gone (a failed write, or a dead socket
 // while the request waits or reads its prompt) cancels the request, which frees its slot at
 // the scheduler's next step. A request cancelled by the shutdown ends with an error event.
-// With tools, the text goes through a ToolCallParser first: calls reach the API's writer as
-// call deltas, never as content.
+// The text goes through the request's AnswerSplitter first (models/llm/answer_splitter.h): reasoning and
+// calls reach the API's writer apart from the content, never as content.
 //
 // The loop is the same for every API; what differs is the bytes of each event. An API says
 // them in a StreamEvents: OpenAI's chat and completions chunks (make_chunk_writer below),
@@ -15,8 +15,8 @@
 #include "app/serve/metrics.h"
 #include "app/serve/openai_response.h"
 #include "app/serve/request_stream.h"
+#include "models/llm/answer_splitter.h"
 #include "models/llm/scheduler.h"
-#include "models/llm/tool_calls/tool_call_parser.h"
 
 #include <functional>
 #include <memory>
@@ -30,7 +30,7 @@ namespace forge::app::serve {
 struct RunningRequest {
     std::shared_ptr<RequestStream> stream;
     std::shared_ptr<llm::RequestHandle> handle;
-    std::shared_ptr<llm::tool_calls::ToolCallParser> tool_calls;  // null: all text is content
+    std::shared_ptr<llm::AnswerSplitter> answer;  // reasoning, content and tool calls apart
     std::int64_t prompt_tokens = 0;
     // The model's lease (server.h's ModelLease), held until the answer is sent or streamed:
     // the registry never unloads a model under a running request.
@@ -43,8 +43,8 @@ public:
     virtual ~StreamEvents() = default;
     // Before any text (the role chunk, response.created, message_start).
     virtual std::string begin() = 0;
-    // Text as it arrives, split into content and call deltas; log-probabilities of its tokens.
-    virtual std::string pieces(const llm::tool_calls::ParsedOutput& parsed, std::span<const llm::TokenLogprob> logprobs) = 0;
+    // Text as it arrives, split into reasoning, content and call deltas; log-probabilities of its tokens.
+    virtual std::string pieces(const llm::AnswerPiece& parsed, std::span<const llm::TokenLogprob> logprobs) = 0;
     // The answer is over; `made_calls`: it made tool calls.
     virtual std::string finish(const llm::RequestResult& result, bool made_calls) = 0;
     // The request failed (500) or the server is shutting down (503): the last event.
@@ -56,8 +56,8 @@ public:
 void write_events(const RunningRequest& request, StreamEvents& events, Metrics* metrics,
                   const std::function<bool(std::string_view)>& write, const std::function<bool()>& alive);
 
-// A finished request's whole text through `events` as if it had streamed (the tool calls
-// split the same way): a non-streamed answer built by the code that streams it.
+// A finished request's whole text through `events` as if it had streamed (reasoning and tool
+// calls split the same way): a non-streamed answer built by the code that streams it.
 void replay_events(const RunningRequest& request, const llm::RequestResult& result, StreamEvents& events);
 
 // The answer was cut by max_tokens or a full context ("length", "max_output_tokens", "max_tokens").

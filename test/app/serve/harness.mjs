@@ -5,7 +5,11 @@
 // log line that names the port and for GET /health to say ok, and returns {url, port, proc,
 // log(), stop(signal)}. Every server is killed when the test process exits.
 import {spawn} from "node:child_process";
+import assert from "node:assert/strict";
+import {readFileSync, writeFileSync, mkdtempSync} from "node:fs";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 
 const running = new Set();
 process.on("exit", () => { for (const p of running) p.kill("SIGKILL"); });
@@ -111,4 +115,21 @@ export async function streamCutByShutdown(server, path, body) {
     const exit = server.stop("SIGTERM");
     for (let part; !(part = await reader.read()).done;) raw += decoder.decode(part.value);
     return {events: parseNamedEvents(raw), raw, code: (await exit).code};
+}
+
+// A copy of the GGUF `model` with `template` as its chat template, written over the original's
+// bytes (padded with a Jinja comment to the same length) so that the rest of the file stays
+// as it is. Returns the copy's path.
+export function withChatTemplate(model, template) {
+    const bytes = readFileSync(model);
+    const key = Buffer.from("tokenizer.chat_template");
+    const at = bytes.indexOf(key) + key.length;  // then u32 type 8 (string), u64 length, the text
+    assert.equal(bytes.readUInt32LE(at), 8);
+    const length = Number(bytes.readBigUInt64LE(at + 4));
+    template += "{#" + "-".repeat(length - Buffer.byteLength(template) - 4) + "#}";
+    assert.equal(Buffer.byteLength(template), length);
+    Buffer.from(template).copy(bytes, at + 12);
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "forge-template-")), path.basename(model));
+    writeFileSync(file, bytes);
+    return file;
 }

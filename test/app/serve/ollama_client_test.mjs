@@ -8,11 +8,9 @@
 // test/data/llm.
 import {test, before, after} from "node:test";
 import assert from "node:assert/strict";
-import {readFileSync, writeFileSync, mkdtempSync} from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import {Ollama} from "ollama";
-import {startServer, metric, eventually} from "./harness.mjs";
+import {startServer, metric, eventually, withChatTemplate} from "./harness.mjs";
 import {validator, person, weather} from "./schemas.mjs";
 
 const forge = process.env.FORGE_EXE;
@@ -345,22 +343,10 @@ test("an API key: tags and version stay public (Ollama's probes); refusals and u
 });
 
 // The test model with a chat template that has Qwen3's thinking switch (enable_thinking false:
-// an empty think block in the prompt), written over the original's bytes with the same length
-// so that the rest of the file stays as it is.
+// an empty think block in the prompt).
 function thinkingModel() {
-    const bytes = readFileSync(model);
-    const key = Buffer.from("tokenizer.chat_template");
-    const at = bytes.indexOf(key) + key.length;  // then u32 type 8 (string), u64 length, the text
-    assert.equal(bytes.readUInt32LE(at), 8);
-    const length = Number(bytes.readBigUInt64LE(at + 4));
-    let template = "{%for m in messages%}{{'<|im_start|>'+m.role+'\\n'+m.content+'<|im_end|>\\n'}}{%endfor%}" +
-                   "{{'<|im_start|>assistant\\n'}}{%if enable_thinking==false%}{{'<think>\\n\\n</think>\\n\\n'}}{%endif%}";
-    template += "{#" + "-".repeat(length - template.length - 4) + "#}";
-    assert.equal(Buffer.byteLength(template), length);
-    Buffer.from(template).copy(bytes, at + 12);
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "forge-ollama-")), "thinking.gguf");
-    writeFileSync(file, bytes);
-    return file;
+    return withChatTemplate(model, "{%for m in messages%}{{'<|im_start|>'+m.role+'\\n'+m.content+'<|im_end|>\\n'}}{%endfor%}" +
+                                   "{{'<|im_start|>assistant\\n'}}{%if enable_thinking==false%}{{'<think>\\n\\n</think>\\n\\n'}}{%endif%}");
 }
 
 test("think: the template's enable_thinking (the OpenAI route's prompt tokens and text), the thinking capability", async () => {
