@@ -236,7 +236,7 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
         fit_context(static_cast<std::int64_t>(prompt.size()), request, e.n_ctx, c.generation.max_tokens);
 
         auto stream = std::make_shared<RequestStream>();
-        llm::Request job{prompt, c.generation, nullptr};
+        llm::Request job{prompt, c.generation, nullptr, {}};
         if (c.stream) job.sink = [stream](std::string_view piece) { return stream->push_text(piece); };
         const std::shared_ptr<llm::RequestHandle> handle = submit(e, std::move(job));
         const double load_s = seconds_since(arrived);

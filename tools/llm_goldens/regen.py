@@ -83,6 +83,8 @@ MODELS = {
     # experts in f32 or in MXFP4 (ggml's encoder), everything else f32.
     "gpt-oss-f32": ("gpt-oss", MOE, 14, "f32", [], None),
     "gpt-oss-mxfp4": ("gpt-oss", MOE, 14, "f32", [], None),
+    # the same with an 8-position window: the prompt and its continuation pass it.
+    "gpt-oss-window8": ("gpt-oss", MOE, 14, "f32", [], None),
     # gemma3 (the kit writes it): sliding-window layers, post-norms, GELU-gated feed-forward.
     "gemma3-f32": ("gemma3", GEMMA, 14, "f32", [], None),
     "gemma3-q8_0": ("gemma3", GEMMA, 14, "q8_0", [], None),
@@ -100,6 +102,7 @@ FAMILIES = {
 GPT_OSS = {
     "gpt-oss-f32": ["--experts", "f32", "--seed", "14"],
     "gpt-oss-mxfp4": ["--experts", "mxfp4", "--seed", "14"],
+    "gpt-oss-window8": ["--experts", "f32", "--seed", "14", "--sliding-window", "8"],
 }
 
 MIXTURES = {"qwen3-q4_k_m", "llama-q5_k_m", "qwen3moe-q4_k_m"}

@@ -31,7 +31,8 @@ using infer::KvType;
 constexpr const char* kModels[] = {"llama-f32",     "qwen3-f16",     "qwen3-q8_0",      "qwen2-q4_0",   "llama-q4_k",
                                    "qwen3-q6_k",    "qwen3-yarn",    "qwen3moe-f32",    "qwen3moe-q8_0", "qwen3moe-q4_0",
                                    "qwen3moe-q4_k_m", "smollm3-q8_0", "phi3-f32",        "phi3-q8_0",
-                                   "gpt-oss-f32",     "gpt-oss-mxfp4",   "gemma3-f32",   "gemma3-q8_0"};
+                                   "gpt-oss-f32",     "gpt-oss-mxfp4",   "gemma3-f32",   "gemma3-q8_0",
+                                   "gpt-oss-window8"};
 
 const std::vector<std::vector<std::int32_t>> kPrompts = {
     {72, 101, 108, 108, 111, 44, 256, 300, 350, 400, 450, 500, 12},

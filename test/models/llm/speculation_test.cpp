@@ -547,7 +547,7 @@ TEST_P(ScheduledSpeculation, BatchedEqualsAloneEqualsNoSpeculation) {
     options.speculation = GetParam() == SpecMode::Lookup ? lookup(nullptr, 6) : drafted_by("qwen3-q4_0.gguf", 6);
     const auto submit_all = [&](Scheduler& scheduler, std::span<const std::vector<std::int32_t>> batch) {
         std::vector<std::shared_ptr<RequestHandle>> handles;
-        for (const auto& prompt : batch) handles.push_back(scheduler.submit({prompt, greedy(40, format.tokenizer()), nullptr}));
+        for (const auto& prompt : batch) handles.push_back(scheduler.submit({prompt, greedy(40, format.tokenizer()), nullptr, {}}));
         scheduler.run_until_idle();
         std::vector<RequestResult> results;
         for (const auto& h : handles) results.push_back(h->wait());
@@ -589,7 +589,7 @@ TEST(ScheduledSpeculation, SampledWithADraftModelBatchedEqualsAlone) {
     const auto run = [&](std::span<const std::vector<std::int32_t>> batch) {
         Scheduler scheduler(model, format.tokenizer(), options);
         std::vector<std::shared_ptr<RequestHandle>> handles;
-        for (const auto& prompt : batch) handles.push_back(scheduler.submit({prompt, sampled(24, prompt.size()), nullptr}));
+        for (const auto& prompt : batch) handles.push_back(scheduler.submit({prompt, sampled(24, prompt.size()), nullptr, {}}));
         scheduler.run_until_idle();
         std::vector<std::vector<std::int32_t>> tokens;
         for (const auto& h : handles) tokens.push_back(h->wait().tokens);
