@@ -1,5 +1,6 @@
 // `forge lora merge BASE.gguf A.gguf[:SCALE]... OUT.gguf [--quantize TYPE]`: adapters merged
 // into the base's weights, as llama.cpp's llama-export-lora (models/llm/lora/merge_adapters.h).
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <optional>
 
 namespace forge::app {
 
@@ -20,6 +22,15 @@ struct MergeOptions {
     std::string quantize;
 };
 
+// --quantize's value (case-insensitive, as llama-export-lora's --outtype-like names).
+DType merged_type_named(const std::string& text) {
+    std::string name = text;
+    std::ranges::transform(name, name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::optional<DType> type = dtype_from_name(name);
+    check(type.has_value(), "--quantize: '{}' is not a tensor type (f32, f16, bf16, q8_0, q4_k, ...)", text);
+    return *type;
+}
+
 int run_merge(const MergeOptions& o) {
     check(o.files.size() >= 3, "forge lora merge: expected BASE.gguf, at least one ADAPTER.gguf[:SCALE] and OUT.gguf");
     llm::lora::MergeRequest request;
@@ -28,13 +39,7 @@ int run_merge(const MergeOptions& o) {
     for (std::size_t i = 1; i + 1 < o.files.size(); ++i) request.adapters.push_back(llm::lora::parse_lora_spec(o.files[i]));
     checkpoint::check_not_an_input(request.output, {request.base});
     for (const auto& adapter : request.adapters) checkpoint::check_not_an_input(request.output, {adapter.path});
-    if (!o.quantize.empty()) {
-        std::string name = o.quantize;
-        std::ranges::transform(name, name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        request.merged_type = dtype_from_name(name);
-        check(request.merged_type.has_value(), "--quantize: '{}' is not a tensor type (f32, f16, bf16, q8_0, q4_k, ...)",
-              o.quantize);
-    }
+    if (!o.quantize.empty()) request.merged_type = merged_type_named(o.quantize);
     const llm::lora::MergeReport report = llm::lora::merge_adapters(request);
     spdlog::info("wrote {}: {} weights merged with {} adapter(s), {} tensors copied", request.output,
                  report.merged_tensors, request.adapters.size(), report.copied_tensors);
@@ -53,7 +58,8 @@ void add_lora_command(CLI::App& forge, CommandTable& commands) {
         ->required()
         ->expected(3, -1);
     merge->add_option("--quantize", o->quantize,
-                      "Type of the merged weights (f32, f16, q8_0, q4_k, ...; default: each weight's type in the base)");
+                      "Type of the merged weights (f32, f16, q8_0, q4_k, ...; default: each weight's type in the base)")
+        ->check(accepted_by([](const std::string& text) { merged_type_named(text); }, "TYPE"));
     commands.add(merge, [o] { return run_merge(*o); });
 }
 

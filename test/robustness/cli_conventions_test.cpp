@@ -27,6 +27,8 @@ const std::string kAsrModel = quoted(std::string(FORGE_TEST_DATA_DIR) + "/asr/ct
 const std::string kClip = quoted(std::string(FORGE_TEST_DATA_DIR) + "/asr/chirps.wav");
 const std::string kNam = quoted(std::string(FORGE_SOURCE_NAM_DIR) + "/forge-sim-amp.nam");
 const std::string kMissing = "/no/such/input.file";
+const std::string kLoraBase = quoted(std::string(FORGE_LLM_TEST_DATA) + "/llama-f32.gguf");
+const std::string kAdapter = quoted(std::string(FORGE_LLM_TEST_DATA) + "/lora/llama-f32.lora-a.gguf");
 
 std::string scratch(const std::string& name) { return quoted(scratch_dir() / ("conventions_" + name)); }
 
@@ -53,6 +55,9 @@ const std::vector<Command>& commands() {
         {"gguf info", kMissing, {}, "", kModel},
         {"logits", kMissing + " --tokens 1 --out " + scratch("l.f32"), kModel + " --tokens 1 --out x --ctx 0", "--ctx",
          kModel + " --tokens 1,2 --out " + scratch("l.f32")},
+        {"lora merge", kMissing + " " + kAdapter + " " + scratch("m.gguf"),
+         kLoraBase + " " + kAdapter + " " + scratch("m.gguf") + " --quantize Q9_9", "--quantize",
+         kLoraBase + " " + kAdapter + " " + scratch("m.gguf")},
         {"nam run", kMissing + " " + kClip + " " + scratch("o.wav"), kNam + " " + kClip + " " + scratch("o.wav") + " --slim 2",
          "--slim", kNam + " " + kClip + " " + scratch("o.wav")},
         {"nam info", kMissing, {}, "", kNam},
@@ -69,6 +74,7 @@ const std::vector<Command>& commands() {
         {"train spirals", {}, "--steps 0", "--steps", {}},
         {"train gpt", "--data " + kMissing + " --tokenizer " + kModel, "--data x --tokenizer x --depth 0", "--depth", {}},
         {"train sft", "--model " + kModel + " --data " + kMissing, "--model x --data x --epochs 0", "--epochs", {}},
+        {"train lora", "--model " + kMissing + " --text " + kMissing, "--model x --text x --rank 0", "--rank", {}},
         {"train tokenizer", "--data " + kMissing + " --vocab-size 300 --out " + scratch("tok.gguf"),
          "--data x --out x --vocab-size 100", "--vocab-size", {}},
         {"train asr", "--manifest " + kMissing, "--manifest x --mels 0", "--mels", {}},
@@ -96,7 +102,7 @@ std::vector<std::string> listed_subcommands(const std::string& group) {
 TEST(CliConventions, EverySubcommandHasARow) {
     std::set<std::string> in_table;
     for (const Command& c : commands()) in_table.insert(c.name);
-    const std::set<std::string> groups = {"bench", "gguf", "nam", "train"};
+    const std::set<std::string> groups = {"bench", "gguf", "lora", "nam", "train"};
     for (const std::string& top : listed_subcommands("")) {
         if (!groups.contains(top)) {
             EXPECT_TRUE(in_table.contains(top)) << top << " has no row in the table";
