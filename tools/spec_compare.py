@@ -1,80 +1,132 @@
 #!/usr/bin/python3
 """Speculative decoding side by side: forge against node-llama-cpp (llama.cpp's prebuilt CPU
-binary) on the same model pair, in paired rounds (forge, then node, each round: both see the
-same machine state), greedy, --gen tokens after --prompt random tokens, end-of-generation banned.
+binary, tools/spec_node_llama_cpp.mjs) on the same model pair and the same prompt text, greedy,
+--gen tokens, in paired rounds (each round runs every mode on forge, then on node, so both see
+the same machine state). Each engine runs as its users run it: `forge chat --raw` and
+node-llama-cpp's LlamaCompletion; both report the decode rate only (model loading and the
+prompt's evaluation are not counted).
 
-For each mechanism (plain; lookup: forge --spec lookup vs InputLookupTokenPredictor; draft:
-forge --spec draft --model-draft D vs DraftSequenceTokenPredictor) it prints both engines'
-median decode tokens/s, their acceptance rates, forge's tokens per pass, each engine's gain over
-its own plain decoding, and forge over node (the median of the rounds' ratios). On a shared
-machine the numbers are noisy: compare ratios within a round, run more rounds.
+Modes:
+  off          plain greedy decoding
+  lookup       forge --spec lookup (the prompt and the generated text) against
+               InputLookupTokenPredictor (the prompt: LlamaCompletion hands it nothing else)
+  lookup-file  forge --lookup-file F against InputLookupTokenPredictor searching the prompt and
+               F; F is --lookup-file, or else forge's own plain continuation of the prompt
+               (written once before the rounds: guesses that are all right)
+  draft        forge --spec draft --model-draft D against DraftSequenceTokenPredictor over D
+               (--node-min-tokens, --node-min-confidence: its minTokens and minConfidence)
+
+It prints each run, then per mode both engines' median tokens/s, acceptance (accepted / drafted),
+forge's tokens per pass, each engine's gain over its own plain decoding (medians), forge over
+node (the median of the rounds' ratios) and whether each engine's text equals its plain text.
 
   /usr/bin/python3 tools/spec_compare.py --forge build/app/forge --target T-f16.gguf \\
-      --draft T-q8_0.gguf [--kit /tmp/llm-oracles] [--prompt 64] [--gen 128] [--rounds 3]
+      --draft T-q8_0.gguf --prompt-text "The history of ..." [--kit /tmp/llm-oracles] \\
+      [--gen 128] [--threads 2] [--rounds 3] [--modes off,lookup,lookup-file,draft]
 """
 import argparse
 import json
 import pathlib
+import re
 import statistics
 import subprocess
+import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
+# forge chat's speed line on stderr, e.g. "generation: 128 tokens, 5.8 tok/s; draft acceptance
+# 72.3% (73/101), 2.33 tokens per pass".
+SPEED_LINE = re.compile(r"generation: (\d+) tokens, ([\d.]+) tok/s"
+                        r"(?:; draft acceptance [\d.]+% \((\d+)/(\d+)\), ([\d.]+) tokens per pass)?")
+
+
+def forge_command(a, mode):
+    cmd = [a.forge, "chat", a.target, "--raw", "-p", a.prompt_text, "--temp", "0", "-n", str(a.gen),
+           "--threads", str(a.threads), "--draft-max", str(a.draft_max)]
+    extra = {"off": ["--spec", "off"], "lookup": ["--spec", "lookup"], "lookup-file": ["--lookup-file", a.lookup_file],
+             "draft": ["--spec", "draft", "--model-draft", a.draft or ""]}
+    return cmd + extra[mode]
 
 
 def forge_run(a, mode):
-    cmd = [a.forge, "--quiet", "bench", "llm", a.target, "--prompt", str(a.prompt), "--gen", str(a.gen), "--reps",
-           str(a.reps), "--threads", str(a.threads), "--json", "--spec", mode, "--draft-max", str(a.draft_max)]
-    if mode == "draft":
-        cmd += ["--model-draft", a.draft]
-    r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    return {"tok_s": r["decode_tok_s"], "acceptance": r["acceptance"], "tokens_per_pass": r["tokens_per_pass"]}
+    done = subprocess.run(forge_command(a, mode), check=True, capture_output=True, text=True)
+    match = SPEED_LINE.search(done.stderr)
+    if not match:
+        raise RuntimeError(f"no speed line in forge's output: {done.stderr[-500:]}")
+    accepted, drafted = int(match[3] or 0), int(match[4] or 0)
+    return {"tok_s": float(match[2]), "generated": int(match[1]), "accepted": accepted, "drafted": drafted,
+            "tokens_per_pass": float(match[5] or 1), "text": done.stdout}
+
+
+def node_command(a, mode):
+    cmd = ["node", str(HERE / "spec_node_llama_cpp.mjs"), "--kit", a.kit, "--model", a.target, "--prompt-text",
+           a.prompt_text, "--gen", str(a.gen), "--threads", str(a.threads), "--draft-max", str(a.draft_max)]
+    extra = {"off": [], "lookup": ["--lookup"], "lookup-file": ["--lookup", "--lookup-file", a.lookup_file],
+             "draft": ["--draft", a.draft or "", "--min-tokens", str(a.node_min_tokens)]
+             + (["--min-confidence", str(a.node_min_confidence)] if a.node_min_confidence is not None else [])}
+    return cmd + extra[mode]
 
 
 def node_run(a, mode):
-    cmd = ["node", str(HERE / "spec_node_llama_cpp.mjs"), "--kit", a.kit, "--model", a.target, "--prompt", str(a.prompt),
-           "--gen", str(a.gen), "--reps", str(a.reps), "--threads", str(a.threads), "--draft-max", str(a.draft_max)]
-    if mode == "draft":
-        cmd += ["--draft", a.draft]
-    elif mode == "lookup":
-        cmd += ["--lookup"]
-    r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
-    return {"tok_s": r["decode_tok_s"], "acceptance": r["acceptance"]}
+    done = subprocess.run(node_command(a, mode), check=True, capture_output=True, text=True)
+    r = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"tok_s": r["decode_tok_s"], "generated": r["generated"], "accepted": r["validated"],
+            "drafted": r["validated"] + r["refuted"], "text": r["text"]}
+
+
+def acceptance(runs):
+    accepted, drafted = sum(r["accepted"] for r in runs), sum(r["drafted"] for r in runs)
+    return f"{100 * accepted / drafted:.1f}% ({accepted}/{drafted})" if drafted else "-"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--forge", required=True)
     ap.add_argument("--target", required=True)
-    ap.add_argument("--draft", required=True)
+    ap.add_argument("--draft", help="the draft model (mode draft)")
+    ap.add_argument("--prompt-text", required=True)
+    ap.add_argument("--lookup-file", help="the reference for mode lookup-file (default: forge's plain continuation)")
     ap.add_argument("--kit", default="/tmp/llm-oracles")
-    ap.add_argument("--prompt", type=int, default=64)
     ap.add_argument("--gen", type=int, default=128)
     ap.add_argument("--draft-max", type=int, default=16)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--modes", default="off,lookup,draft")
+    ap.add_argument("--modes", default="off,lookup,lookup-file,draft")
+    ap.add_argument("--node-min-tokens", type=int, default=1,
+                    help="DraftSequenceTokenPredictor minTokens (default 1; its own default 0 never waits for the "
+                         "draft, which on a CPU shares the cores and never gets ahead: nothing is predicted)")
+    ap.add_argument("--node-min-confidence", type=float,
+                    help="DraftSequenceTokenPredictor minConfidence (default: the library's, 0.6)")
     a = ap.parse_args()
     modes = a.modes.split(",")
+    if "draft" in modes and not a.draft:
+        ap.error("mode draft needs --draft")
+    if "lookup-file" in modes and not a.lookup_file:
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write(forge_run(a, "off")["text"])
+            a.lookup_file = f.name
+        print(f"lookup file: forge's plain continuation, {a.lookup_file}")
     rounds = {m: [] for m in modes}
     for r in range(a.rounds):
         for m in modes:
             rounds[m].append((forge_run(a, m), node_run(a, m)))
             f, n = rounds[m][-1]
-            print(f"round {r + 1} {m:6}: forge {f['tok_s']:8.1f} tok/s, node-llama-cpp {n['tok_s']:8.1f} tok/s", flush=True)
-    med = lambda xs: statistics.median(xs)
-    plain = {e: med([pair[i]["tok_s"] for pair in rounds["off"]]) for i, e in enumerate(("forge", "node"))} \
-        if "off" in rounds else None
-    print(f"\n{'mode':8} {'forge tok/s':>12} {'acc':>6} {'tok/pass':>8} {'node tok/s':>11} {'acc':>6} "
-          f"{'forge gain':>10} {'node gain':>9} {'forge/node':>10}")
+            print(f"round {r + 1} {m:11}: forge {f['tok_s']:7.2f} tok/s ({f['accepted']}/{f['drafted']}), "
+                  f"node-llama-cpp {n['tok_s']:7.2f} tok/s ({n['accepted']}/{n['drafted']})", flush=True)
+    med = statistics.median
+    plain = [med(pair[i]["tok_s"] for pair in rounds["off"]) for i in (0, 1)] if "off" in rounds else None
+    plain_text = [rounds["off"][0][i]["text"] for i in (0, 1)] if "off" in rounds else None
+    print(f"\n| mode | forge tok/s | forge acceptance | forge tokens/pass | node tok/s | node acceptance "
+          f"| forge gain | node gain | forge/node | same text as plain (forge, node) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for m in modes:
-        f_tok = med([f["tok_s"] for f, _ in rounds[m]])
-        n_tok = med([n["tok_s"] for _, n in rounds[m]])
-        ratio = med([f["tok_s"] / n["tok_s"] for f, n in rounds[m]])
-        gains = (f"{f_tok / plain['forge']:10.2f} {n_tok / plain['node']:9.2f}" if plain else f"{'':10} {'':9}")
-        last_f, last_n = rounds[m][-1]
-        print(f"{m:8} {f_tok:12.1f} {last_f['acceptance']:6.2f} {last_f['tokens_per_pass']:8.2f} {n_tok:11.1f} "
-              f"{last_n['acceptance']:6.2f} {gains} {ratio:10.2f}")
+        forge_runs, node_runs = [f for f, _ in rounds[m]], [n for _, n in rounds[m]]
+        f_tok, n_tok = med(r["tok_s"] for r in forge_runs), med(r["tok_s"] for r in node_runs)
+        ratio = med(f["tok_s"] / n["tok_s"] for f, n in rounds[m])
+        gains = f"{f_tok / plain[0]:.2f}x | {n_tok / plain[1]:.2f}x" if plain else "- | -"
+        same = (f"{all(r['text'] == plain_text[0] for r in forge_runs)}, "
+                f"{all(r['text'] == plain_text[1] for r in node_runs)}") if plain_text else "-"
+        print(f"| {m} | {f_tok:.2f} | {acceptance(forge_runs)} | {med(r['tokens_per_pass'] for r in forge_runs):.2f} "
+              f"| {n_tok:.2f} | {acceptance(node_runs)} | {gains} | {ratio:.2f}x | {same} |")
 
 
 if __name__ == "__main__":

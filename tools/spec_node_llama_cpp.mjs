@@ -1,25 +1,38 @@
 #!/usr/bin/env node
-// node-llama-cpp's side of tools/spec_compare.py: greedy decoding of --gen tokens after --prompt
-// random token ids (a fixed LCG seed, end-of-generation tokens banned), plain or with one of its
-// token predictors (DraftSequenceTokenPredictor: --draft SMALL.gguf; InputLookupTokenPredictor:
-// --lookup), on llama.cpp's prebuilt CPU binary. Prints JSON: the median decode tokens/s over
-// --reps runs after a warm-up (the tokens after the first one, over the time since it came, so
-// the prompt's evaluation is not counted) and the predictions validated and refuted.
+// node-llama-cpp's side of tools/spec_compare.py, run the way its users run it: LlamaCompletion
+// over a context sequence (its `complete` command's path) on llama.cpp's prebuilt CPU binary,
+// greedy, no repeat penalty, --gen tokens after the text --prompt-text, plain or with one of its
+// token predictors:
+//   --draft SMALL.gguf        DraftSequenceTokenPredictor over a sequence of SMALL's own context
+//                             (--min-confidence: its minConfidence, the library's default 0.6
+//                             unless given; 0 drafts up to --draft-max as forge's default does)
+//   --lookup                  InputLookupTokenPredictor: LlamaCompletion hands it the prompt's
+//                             tokens (it never searches the generated text)
+//   --lookup --lookup-file F  the same, with F's tokens after the prompt's in what it searches:
+//                             the reference forge's --lookup-file gives forge
+// Prints one JSON line: the median decode tokens/s over --reps runs after a short warm-up (the
+// tokens after the first chunk over the time since that chunk came: loading and the prompt's
+// evaluation are not counted), the tokens generated, the predictions validated and refuted
+// (sequence.tokenPredictions) and the text of the last run.
 //
-//   node tools/spec_node_llama_cpp.mjs --kit /tmp/llm-oracles --model T.gguf [--draft D.gguf | --lookup]
-//        [--prompt 128] [--gen 128] [--draft-max 16] [--threads 2] [--reps 3]
+//   node tools/spec_node_llama_cpp.mjs --kit /tmp/llm-oracles --model T.gguf --prompt-text "..."
+//        [--draft D.gguf [--min-confidence 0.6] | --lookup [--lookup-file F]] [--gen 128]
+//        [--draft-max 16] [--threads 2] [--reps 1] [--ctx 2048]
+import fs from "node:fs";
 import path from "node:path";
 import {pathToFileURL} from "node:url";
 
 function parse(argv) {
-    const o = {kit: "/tmp/llm-oracles", model: "", draft: "", lookup: false, prompt: 128, gen: 128, draftMax: 16,
-               threads: 2, reps: 3};
+    const o = {kit: "/tmp/llm-oracles", model: "", draft: "", lookup: false, lookupFile: "", promptText: "", gen: 128,
+               draftMax: 16, lookupMax: 3, minTokens: 0, minConfidence: -1, threads: 2, reps: 1, ctx: 2048};
     for (let i = 0; i < argv.length; i++) {
         const key = argv[i].replace(/^--/, "").replace(/-(.)/g, (_, c) => c.toUpperCase());
         if (!(key in o)) throw new Error(`unknown option ${argv[i]}`);
         o[key] = typeof o[key] === "boolean" ? true : typeof o[key] === "number" ? Number(argv[++i]) : argv[++i];
     }
     if (!o.model) throw new Error("--model is required");
+    if (!o.promptText) throw new Error("--prompt-text is required");
+    if (o.lookupFile && !o.lookup) throw new Error("--lookup-file needs --lookup");
     return o;
 }
 
@@ -27,55 +40,68 @@ const o = parse(process.argv.slice(2));
 const nlc = await import(pathToFileURL(path.join(o.kit, "node_modules/node-llama-cpp/dist/index.js")).href);
 const llama = await nlc.getLlama({gpu: false, build: "never", skipDownload: true, usePrebuiltBinaries: true,
                                   progressLogs: false, maxThreads: o.threads, logLevel: nlc.LlamaLogLevel.error});
-const contextOptions = {contextSize: o.prompt + o.gen + o.draftMax + 64, batchSize: Math.max(o.prompt, 512),
-                        threads: o.threads, sequences: 1, ignoreMemorySafetyChecks: true};
-const model = await llama.loadModel({modelPath: o.model, gpuLayers: 0, useMmap: true});
+// A fixed context size (the default "auto" sizes it to the model's 40960 positions and the
+// memory); the KV cache attends over the cells in use, so it does not change the decode speed.
+const contextOptions = {contextSize: o.ctx, threads: o.threads};
+const model = await llama.loadModel({modelPath: o.model, gpuLayers: 0});
 const context = await model.createContext(contextOptions);
-// End-of-generation tokens banned (a TokenBias belongs to one model).
-const banEnd = (m) => {
-    const bias = new nlc.TokenBias(m.tokenizer);
-    for (const t of [m.tokens.eos, m.tokens.eot, m.tokens.bos].filter((t) => t != null)) bias.set(t, "never");
-    return bias;
-};
+
+// InputLookupTokenPredictor searches what LlamaCompletion hands it (the prompt's tokens); with
+// --lookup-file the reference's tokens follow them.
+class ReferenceLookupPredictor extends nlc.InputLookupTokenPredictor {
+    constructor(reference, options) {
+        super(options);
+        this.reference = reference;
+    }
+    updateInputTokens(tokens) {
+        super.updateInputTokens([...tokens, ...this.reference]);
+    }
+}
+
 let predictor;
 if (o.draft) {
-    const draftModel = await llama.loadModel({modelPath: o.draft, gpuLayers: 0, useMmap: true});
+    const draftModel = await llama.loadModel({modelPath: o.draft, gpuLayers: 0});
     const draftContext = await draftModel.createContext(contextOptions);
-    // minConfidence 0: draft up to maxTokens, as forge's --draft-min-p 0 does.
-    predictor = new nlc.DraftSequenceTokenPredictor(draftContext.getSequence(), {
-        maxTokens: o.draftMax, minConfidence: 0, evaluateOptions: {temperature: 0, tokenBias: banEnd(draftModel)}});
+    const options = {maxTokens: o.draftMax, minTokens: o.minTokens};
+    if (o.minConfidence >= 0) options.minConfidence = o.minConfidence;
+    predictor = new nlc.DraftSequenceTokenPredictor(draftContext.getSequence(), options);
 } else if (o.lookup) {
-    predictor = new nlc.InputLookupTokenPredictor({predictionLength: {max: o.draftMax}});
+    const options = {predictionLength: {max: o.lookupMax}};
+    predictor = o.lookupFile
+        ? new ReferenceLookupPredictor(model.tokenize(fs.readFileSync(o.lookupFile, "utf8")), options)
+        : new nlc.InputLookupTokenPredictor(options);
 }
 const sequence = context.getSequence(predictor ? {tokenPredictor: predictor} : undefined);
+const completion = new nlc.LlamaCompletion({contextSequence: sequence});
 
-let rng = 1234;
-const prompt = [];
-const nVocab = model.tokens.trimmedVocabularySize ?? 151643;
-for (let i = 0; i < o.prompt; i++) prompt.push((rng = (Math.imul(rng, 1664525) + 1013904223) >>> 0) % nVocab);
-const ban = banEnd(model);
-
-async function run() {
+async function run(maxTokens) {
     await sequence.clearHistory();
-    let count = 0, first = 0;
-    for await (const token of sequence.evaluate(prompt, {temperature: 0, tokenBias: ban})) {
-        if (++count === 1) first = performance.now();
-        if (count >= o.gen) break;
-        void token;
-    }
-    return (count - 1) / ((performance.now() - first) / 1000);
+    let count = 0, firstChunk = 0, first = 0, last = 0;
+    const text = await completion.generateCompletion(o.promptText, {
+        maxTokens, temperature: 0, repeatPenalty: false,
+        onToken(tokens) {
+            last = performance.now();
+            if (count === 0) {
+                first = last;
+                firstChunk = tokens.length;
+            }
+            count += tokens.length;
+        },
+    });
+    return {rate: (count - firstChunk) / ((last - first) / 1000), count, text};
 }
 
-await run();  // the warm-up
+await run(4);  // the warm-up
 const before = {...sequence.tokenPredictions};
-const rates = [];
-for (let r = 0; r < o.reps; r++) rates.push(await run());
+const runs = [];
+for (let r = 0; r < o.reps; r++) runs.push(await run(o.gen));
 const after = sequence.tokenPredictions;
-rates.sort((a, b) => a - b);
+const rates = runs.map((r) => r.rate).sort((a, b) => a - b);
 const validated = after.validated - before.validated, refuted = after.refuted - before.refuted;
 console.log(JSON.stringify({
-    engine: "node-llama-cpp", model: o.model, draft: o.draft || null, lookup: o.lookup, prompt: o.prompt, gen: o.gen,
-    decode_tok_s: rates[Math.floor(rates.length / 2)], rates, validated, refuted,
-    acceptance: validated + refuted > 0 ? validated / (validated + refuted) : 0,
+    engine: "node-llama-cpp", model: o.model, draft: o.draft || null, lookup: o.lookup, lookup_file: o.lookupFile || null,
+    threads: o.threads, gen: o.gen, generated: runs.at(-1).count, decode_tok_s: rates[Math.floor(rates.length / 2)],
+    rates, validated, refuted, acceptance: validated + refuted > 0 ? validated / (validated + refuted) : 0,
+    text: runs.at(-1).text,
 }));
 process.exit(0);
