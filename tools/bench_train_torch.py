@@ -149,6 +149,14 @@ def blas_in_use():
         return sorted({line.split()[-1] for line in maps if "blas" in line or "lapack" in line})
 
 
+def pin_threads(threads):
+    """Re-run this script (same arguments) with OPENBLAS_NUM_THREADS = threads and OMP_WAIT_POLICY
+    PASSIVE unless set, unless they are already so: both are read once, when the libraries load."""
+    env = {"OPENBLAS_NUM_THREADS": str(threads), "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
+    if any(os.environ.get(k) != v for k, v in env.items()):
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **env})
+
+
 def load_average():
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
@@ -177,10 +185,7 @@ def main():
             parser.error(f"--models: unknown model '{name}' (expected {', '.join(STEPS)})")
     if args.rounds < 1 or args.steps < 1:
         parser.error("--rounds and --steps must be at least 1")
-    # Both are read once, when the libraries load: re-run this script with them set.
-    env = {"OPENBLAS_NUM_THREADS": str(args.threads), "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
-    if any(os.environ.get(k) != v for k, v in env.items()):
-        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **env})
+    pin_threads(args.threads)
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)

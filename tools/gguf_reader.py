@@ -8,7 +8,9 @@ Tensor types read: F32, F16 and Q8_0 (blocks of 32 weights: an f16 scale, then 3
 types `forge quantize ... Q8_0` leaves in a speech model. Only the standard library and numpy.
 
     meta, tensors = gguf_reader.read("model.gguf")     # tensors: name -> array in PyTorch order
+    meta, infos = gguf_reader.read_header("model.gguf")  # (name, dims, ggml type, file offset) each
 """
+import mmap
 import struct
 
 import numpy as np
@@ -59,10 +61,8 @@ def _nbytes(ggml_type, count):
     return {GGML_F32: 4 * count, GGML_F16: 2 * count, GGML_Q8_0: count // Q8_0_BLOCK * (2 + Q8_0_BLOCK)}[ggml_type]
 
 
-def read(path):
-    """(metadata dict, tensors dict name -> float64 array with the dims reversed: PyTorch order)."""
-    with open(path, "rb") as f:
-        data = f.read()
+def _header(data, path):
+    """(metadata dict, [(name, dims, ggml type, offset of the data from the file's start)])."""
     c = _Cursor(data)
     if data[:4] != b"GGUF":
         raise ValueError(f"{path}: not a GGUF file")
@@ -82,10 +82,24 @@ def read(path):
         infos.append((name, dims, ggml_type, offset))
     alignment = meta.get("general.alignment", 32)
     base = (c.pos + alignment - 1) // alignment * alignment
+    return meta, [(name, dims, ggml_type, base + offset) for name, dims, ggml_type, offset in infos]
+
+
+def read_header(path):
+    """The metadata and the tensors' (name, dims fastest first, ggml type, file offset), without
+    reading the tensor data: for files too large to hold as float64 (bench_lora_torch.py)."""
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        return _header(data, path)
+
+
+def read(path):
+    """(metadata dict, tensors dict name -> float64 array with the dims reversed: PyTorch order)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    meta, infos = _header(data, path)
     tensors = {}
-    for name, dims, ggml_type, offset in infos:
+    for name, dims, ggml_type, start in infos:
         count = int(np.prod(dims)) if dims else 1
-        start = base + offset
         raw = data[start:start + _nbytes(ggml_type, count)]
         tensors[name] = _tensor(raw, ggml_type, count).reshape(list(reversed(dims)))
     return meta, tensors
