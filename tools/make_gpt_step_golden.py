@@ -9,7 +9,7 @@ models/gpt/gpt_optimizer.cpp takes them -- global gradient-norm clipping
 Keller Jordan's reference, github.com/KellerJordan/Muon: Nesterov momentum, quintic
 Newton-Schulz, sqrt(max(1, rows/cols)) scale) and torch.optim.AdamW for the embedding and
 the head, with nanochat's rates, betas (0.8, 0.95), eps 1e-10 and rate scaling by width
-and batch. Recorded in one safetensors file (written here with the standard library; the
+and batch. Recorded in one safetensors file (written by torch_safetensors.py with the standard library; the
 format is a JSON header and raw little-endian float32): the initial parameters
 ("init.<name>"), the tokens, every gradient of step 1 before clipping ("grad.<name>"), every
 parameter after step 2 ("after.<name>"), and in the metadata the loss and gradient norm of
@@ -17,7 +17,6 @@ both steps.
 
 Run with Debian's python3-torch: /usr/bin/python3 tools/make_gpt_step_golden.py
 """
-import json
 import math
 import os
 
@@ -25,26 +24,13 @@ import torch
 import torch.nn.functional as F
 
 from torch_gpt import Config, Optimizer, forward
+from torch_safetensors import write_safetensors
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "test", "data", "gpt")
 
 # The config (keep in step with test/models/gpt/train_step_golden_test.cpp).
 DEPTH, HEAD_DIM, VOCAB, BATCH, SEQ = 1, 64, 61, 2, 8
 TOTAL_STEPS = 10  # the schedule's multiplier is 1 for steps 0 and 1
-
-
-def write_safetensors(path, tensors, metadata):
-    header, blobs, offset = {"__metadata__": metadata}, [], 0
-    for name, t in tensors.items():
-        data = t.detach().contiguous().numpy().tobytes()
-        dtype = {torch.float32: "F32", torch.int64: "I64"}[t.dtype]
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(len(text).to_bytes(8, "little") + text + b"".join(blobs))
 
 
 def main():

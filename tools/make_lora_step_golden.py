@@ -18,7 +18,6 @@ in the metadata the loss and the settings.
 
 Run with Debian's python3-torch: /usr/bin/python3 tools/make_lora_step_golden.py
 """
-import json
 import math
 import os
 import sys
@@ -28,6 +27,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gguf_reader  # noqa: E402
 import torch_qwen3  # noqa: E402  (the forward, shared with bench_lora_torch.py)
+from torch_safetensors import write_safetensors  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "test", "data", "llm")
@@ -37,20 +37,6 @@ OUT = os.path.join(DATA, "lora_step.safetensors")
 # The settings (keep in step with test/models/llm/lora_step_golden_test.cpp).
 RANK, ALPHA, LR, WEIGHT_DECAY, SEQ = 4, 8.0, 1e-2, 0.01, 12
 TARGETS = torch_qwen3.TARGETS
-
-
-def write_safetensors(path, tensors, metadata):
-    header, blobs, offset = {"__metadata__": metadata}, [], 0
-    for name, t in tensors.items():
-        data = t.detach().contiguous().numpy().tobytes()
-        dtype = {torch.float32: "F32", torch.int32: "I32"}[t.dtype]
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(len(text).to_bytes(8, "little") + text + b"".join(blobs))
 
 
 def main():
