@@ -1,11 +1,14 @@
 // `forge train lora --model BASE.gguf --data chat.jsonl | --text FILE [--val-data FILE]
 // [--rank 16] [--alpha 32] [--targets q,k,v,o,gate,up,down] [--dropout P] [--lr R]
-// [--epochs N | --steps N] [--seq-len T] [--batch B] [--out DIR] [--resume] [--json]`:
+// [--epochs N | --steps N] [--warmup-ratio F] [--warmdown-ratio F] [--final-lr-frac F]
+// [--seq-len T] [--batch B] [--out DIR] [--resume] [--json]`:
 // LoRA fine-tuning of a downloaded llama-family GGUF whose weights stay frozen in their
 // file's format (models/llm/lora/lora_trainer.h); writes DIR/adapter.gguf in llama.cpp's
-// LoRA format, with the checkpoints, log.jsonl, resume and Ctrl-C of `forge train gpt`.
+// LoRA format, with the checkpoints, log.jsonl, resume, Ctrl-C, learning-rate schedule and
+// `mpirun -np P` data parallelism of `forge train gpt`.
 #include "app/cli_checks.h"
 #include "app/commands.h"
+#include "app/data_parallel.h"
 #include "app/train_progress.h"
 #include "app/training_run.h"
 #include "models/gpt/sft.h"
@@ -28,21 +31,18 @@ struct LoraCli {
     bool force = false;
 };
 
-int run_train_lora(LoraCli& cli) {
+int train_and_print(LoraCli& cli, distributed::Communicator& world) {
     auto& c = cli.config;
-    c.model = cli.model;
-    c.text = !cli.text.empty();
-    c.data = c.text ? cli.text : cli.data;
-    c.val_data = cli.val_data;
-    c.out_dir = cli.out;
-    c.lora.targets = llm::lora::parse_targets(cli.targets);
-    check_not_finished(cli.out, c.resume, cli.force, "adapter.gguf");
+    if (world.size() > 1 && world.is_root()) spdlog::info("data parallel: {}", world.describe());
     CtrlCStopsTraining ctrl_c;
     c.stop_requested = [&] { return ctrl_c.requested(); };
     TrainProgress progress;
-    const llm::lora::LoraTrainResult r = llm::lora::train_lora(c, [&](const gpt::StepReport& s) {
-        if (!cli.json) progress(s);
-    });
+    const llm::lora::LoraTrainResult r = llm::lora::train_lora(
+        c, [&](const gpt::StepReport& s) {
+            if (!cli.json) progress(s);
+        },
+        world);
+    if (!world.is_root()) return 0;  // rank 0 speaks for the job
     if (r.interrupted && cli.json) {
         fmt::print("{}\n", nlohmann::json{{"interrupted", true}, {"steps", r.steps}, {"out", cli.out}}.dump());
     } else if (r.interrupted) {
@@ -59,6 +59,18 @@ int run_train_lora(LoraCli& cli) {
                    r.parameters, r.steps, r.tokens, r.tokens_per_s, r.loss, r.val_loss, r.model.string());
     }
     return 0;
+}
+
+int run_train_lora(LoraCli& cli) {
+    auto& c = cli.config;
+    c.model = cli.model;
+    c.text = !cli.text.empty();
+    c.data = c.text ? cli.text : cli.data;
+    c.val_data = cli.val_data;
+    c.out_dir = cli.out;
+    c.lora.targets = llm::lora::parse_targets(cli.targets);
+    check_not_finished(cli.out, c.resume, cli.force, "adapter.gguf");
+    return run_data_parallel([&](distributed::Communicator& world) { return train_and_print(cli, world); });
 }
 
 }  // namespace
@@ -86,8 +98,14 @@ void add_train_lora_command(CLI::App& train, CommandTable& commands) {
                                                    "a list of q,k,v,o,gate,up,down"));
     lora->add_option("--dropout", c.lora.dropout, "Dropout on the adapters' inputs")
         ->capture_default_str()->check(finite_range(0.0, 0.99));
-    lora->add_option("--lr", c.lr, "AdamW learning rate (constant)")
+    lora->add_option("--lr", c.lr, "AdamW's peak learning rate (the schedule's multiplier of 1)")
         ->capture_default_str()->check(positive_finite(kMaxLearningRate));
+    lora->add_option("--warmup-ratio", c.schedule.warmup_ratio, "First fraction of steps rising linearly to --lr")
+        ->capture_default_str()->check(finite_range(0.0, 1.0));
+    lora->add_option("--warmdown-ratio", c.schedule.warmdown_ratio, "Final fraction of steps decaying linearly")
+        ->capture_default_str()->check(finite_range(0.0, 1.0));
+    lora->add_option("--final-lr-frac", c.schedule.final_lr_frac, "The warmdown's end as a fraction of --lr")
+        ->capture_default_str()->check(finite_range(0.0, 1.0));
     lora->add_option("--weight-decay", c.weight_decay, "AdamW's decoupled weight decay")
         ->capture_default_str()->check(finite_range(0.0, 1.0));
     auto* epochs = lora->add_option("--epochs", c.epochs, "Passes over the training rows (may be fractional)")
@@ -95,9 +113,9 @@ void add_train_lora_command(CLI::App& train, CommandTable& commands) {
     lora->add_option("--steps", c.steps, "Optimizer steps (instead of --epochs)")->check(steps_range)->excludes(epochs);
     lora->add_option("--seq-len", c.seq_len, "Tokens per row (conversations are packed whole)")
         ->capture_default_str()->check(CLI::Range(std::int64_t{2}, std::int64_t{1} << 20));
-    lora->add_option("--batch", c.batch, "Rows per optimizer step")
+    lora->add_option("--batch", c.batch, "Rows per optimizer step (the global batch: under mpirun, split over the ranks)")
         ->capture_default_str()->check(CLI::Range(std::int64_t{1}, gpt::kMaxBatch));
-    lora->add_option("--micro-batch", c.micro_batch, "Rows per forward/backward (divides --batch)")
+    lora->add_option("--micro-batch", c.micro_batch, "Rows per forward/backward (divides each rank's share of --batch)")
         ->capture_default_str()->check(CLI::Range(std::int64_t{1}, gpt::kMaxBatch));
     lora->add_option("--seed", c.lora.seed, "Seed of A's initialisation, the data order and dropout")->capture_default_str();
     lora->add_option("--eval-every", c.eval_every, "Steps between validations")->capture_default_str()->check(steps_range);
@@ -110,6 +128,10 @@ void add_train_lora_command(CLI::App& train, CommandTable& commands) {
     add_force_flag(*lora, cli->force);
     lora->callback([cli, data, text] {
         if (data->count() + text->count() == 0) throw CLI::RequiredError("--data or --text");
+        if (cli->config.schedule.warmup_ratio + cli->config.schedule.warmdown_ratio > 1.0f)
+            throw CLI::ValidationError("--warmup-ratio", fmt::format("{} and --warmdown-ratio {} add up to more than 1",
+                                                                     cli->config.schedule.warmup_ratio,
+                                                                     cli->config.schedule.warmdown_ratio));
         if (cli->config.batch % cli->config.micro_batch != 0)
             throw CLI::ValidationError("--micro-batch", fmt::format("{} does not divide --batch {}",
                                                                     cli->config.micro_batch, cli->config.batch));

@@ -55,7 +55,7 @@ inline void add_run_options(CLI::App& cmd, gpt::TrainConfig& c) {
         ->capture_default_str()->check(positive_finite(kMaxLearningRate));
     cmd.add_option("--unembedding-lr", c.optimizer.unembedding_lr, "AdamW rate of the head before scaling")
         ->capture_default_str()->check(positive_finite(kMaxLearningRate));
-    cmd.add_option("--warmdown-ratio", c.optimizer.warmdown_ratio, "Final fraction of steps decaying to 0")
+    cmd.add_option("--warmdown-ratio", c.optimizer.schedule.warmdown_ratio, "Final fraction of steps decaying to 0")
         ->capture_default_str()->check(finite_range(0.0, 1.0));
     cmd.add_option("--grad-clip", c.optimizer.grad_clip, "Global gradient-norm bound (0: none)")
         ->capture_default_str()->check(finite_range(0.0, 1e6));

@@ -139,7 +139,7 @@ def main():
     run = os.path.join(args.out, "run")
     command = [args.forge, "train", "lora", "--model", BUNDLED,
                "--data", os.path.join(args.out, "train.jsonl"), "--val-data", os.path.join(args.out, "val.jsonl"),
-               "--rank", "16", "--alpha", "32", "--lr", "3e-3", "--seq-len", "64", "--batch", "8",
+               "--rank", "16", "--alpha", "32", "--lr", "3e-3", "--warmdown-ratio", "0", "--seq-len", "64", "--batch", "8",
                "--micro-batch", "8", "--steps", str(args.steps), "--eval-every", "50", "--out", run,
                "--force", "--json"]
     load_before = os.getloadavg()

@@ -27,15 +27,6 @@ optim::OptimizerState take_prefixed(const optim::OptimizerState& all, const std:
 
 }  // namespace
 
-float lr_multiplier(const OptimizerConfig& c, std::int64_t step, std::int64_t total) {
-    const auto warmup = static_cast<std::int64_t>(std::llround(c.warmup_ratio * static_cast<double>(total)));
-    const auto warmdown = static_cast<std::int64_t>(std::llround(c.warmdown_ratio * static_cast<double>(total)));
-    if (step < warmup) return static_cast<float>(step + 1) / static_cast<float>(warmup);
-    if (step <= total - warmdown) return 1.0f;
-    const float progress = static_cast<float>(total - step) / static_cast<float>(warmdown);
-    return progress + (1.0f - progress) * c.final_lr_frac;
-}
-
 float muon_momentum(std::int64_t step) {
     const float frac = std::min(static_cast<float>(step) / 300.0f, 1.0f);
     return (1.0f - frac) * 0.85f + frac * 0.95f;
@@ -67,7 +58,7 @@ void GptOptimizer::zero_grad() {
 float GptOptimizer::step(std::int64_t step) {
     // Without clipping the norm is still measured (and logged); an infinite bound never scales.
     const float norm = optim::clip_grad_norm(all_, config_.grad_clip > 0.0f ? config_.grad_clip : INFINITY);
-    const float m = lr_multiplier(config_, step, total_steps_);
+    const float m = lr_multiplier(config_.schedule, step, total_steps_);
     muon_->set_lr(matrix_lr_ * m);
     muon_->set_momentum(muon_momentum(step));
     embedding_->set_lr(embedding_lr_ * m);

@@ -1,6 +1,6 @@
 // nanochat's optimizer recipe for the GPT: Muon for the matrices inside the blocks, AdamW
 // for the embedding and for the head, each with its own learning rate, all following one
-// schedule (constant after an optional warmup, then a linear warmdown), with the gradients
+// schedule (lr_schedule.h: constant after an optional warmup, then a linear warmdown), with the gradients
 // clipped to a global norm before every step.
 //
 // Learning rates scale like nanochat's: AdamW rates by (width / 768)^-0.5 (they were tuned
@@ -12,6 +12,7 @@
 #include "core/optim/muon.h"
 #include "core/optim/optimizer.h"
 #include "models/gpt/gpt_model.h"
+#include "models/gpt/lr_schedule.h"
 
 #include <cstdint>
 #include <memory>
@@ -23,14 +24,10 @@ struct OptimizerConfig {
     float embedding_lr = 0.2f;
     float unembedding_lr = 0.004f;
     float grad_clip = 1.0f;  // 0: no clipping
-    float warmup_ratio = 0.0f;
-    float warmdown_ratio = 0.2f;
-    float final_lr_frac = 0.0f;
+    LrSchedule schedule;
     std::int64_t reference_batch_tokens = std::int64_t{1} << 19;
 };
 
-// The learning-rate multiplier of step `step` (0-based) of `total`.
-float lr_multiplier(const OptimizerConfig& config, std::int64_t step, std::int64_t total);
 // Muon's momentum at `step`.
 float muon_momentum(std::int64_t step);
 

@@ -1,7 +1,6 @@
 #include "models/gpt/trainer.h"
 
 #include "core/autograd/ag.h"
-#include "core/checkpoint/step_log.h"
 #include "core/distributed/gradient_sync.h"
 #include "core/distributed/single_process.h"
 #include "core/error.h"
@@ -9,17 +8,16 @@
 #include "models/gpt/export_gguf.h"
 #include "models/gpt/gpt_model.h"
 #include "models/gpt/pretraining_data.h"
+#include "models/gpt/resume_checks.h"
 #include "models/gpt/run_checkpoint.h"
+#include "models/gpt/training_loop.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
-#include <fstream>
 #include <numeric>
-#include <sstream>
 
 namespace forge::gpt {
 namespace {
@@ -66,41 +64,7 @@ nlohmann::json run_settings(const TrainConfig& c, const GptConfig& model, std::i
             {"embedding_lr", c.optimizer.embedding_lr}, {"unembedding_lr", c.optimizer.unembedding_lr}};
 }
 
-// A checkpoint taken after `done` steps of a run of `saved_steps` continues as a run of
-// `steps` exactly when the two runs' rates agree on every step so far (the data order and
-// Muon's momentum depend on the step alone): shortening or lengthening the run before its
-// warmdown starts is an uninterrupted run of the new length, bit for bit.
-bool same_schedule_so_far(const OptimizerConfig& o, std::int64_t saved_steps, std::int64_t steps, std::int64_t done) {
-    for (std::int64_t s = 0; s < done; ++s) {
-        if (lr_multiplier(o, s, saved_steps) != lr_multiplier(o, s, steps)) return false;
-    }
-    return true;
-}
-
-void check_same_settings(const nlohmann::json& saved, const nlohmann::json& now, const std::filesystem::path& path) {
-    for (const auto& [key, value] : now.items()) {
-        if (key == "steps") continue;  // checked against the schedule by check_same_schedule
-        check(saved.contains(key) && saved[key] == value,
-              "--resume: {} was written with {} = {}, this command asks for {} (use the same flags or a new --out)",
-              path.string(), key, saved.contains(key) ? saved[key].dump() : "nothing", value.dump());
-    }
-}
-
-void check_same_schedule(const nlohmann::json& saved, const OptimizerConfig& o, std::int64_t steps, std::int64_t done,
-                         const std::filesystem::path& path) {
-    const auto saved_steps = saved.at("steps").get<std::int64_t>();  // an integer >= 1 (read_checkpoint_settings)
-    // A step past either run's end is a damaged file; it would also bound the loop below.
-    check(done <= saved_steps, "--resume: {} is damaged: written after step {} of a {}-step run", path.string(), done,
-          saved_steps);
-    check(done <= steps, "--resume: {} was written after {} steps, more than the {} steps asked for, so use --steps {} or a new --out",
-          path.string(), done, steps, saved_steps);
-    check(saved_steps == steps || same_schedule_so_far(o, saved_steps, steps, done),
-          "--resume: {} was written after {} of {} steps; {} steps would change the learning rates of steps already "
-          "taken (the warmdown has begun), so use --steps {} or a new --out",
-          path.string(), done, saved_steps, steps, saved_steps);
-}
-
-class Trainer {
+class Trainer : public TrainingSteps {
 public:
     Trainer(const TrainConfig& config, RunStart start, const ReportFn& report, distributed::Communicator& comm)
         : config_(config),
@@ -124,64 +88,17 @@ public:
 
     TrainResult run() {
         std::filesystem::create_directories(config_.out_dir);
-        const nlohmann::json settings = run_settings(config_, model_config_, steps_);
-        std::int64_t step = 0;
+        settings_ = run_settings(config_, model_config_, steps_);
+        TrainingLoop loop = training_loop_of(config_, steps_, config_.optimizer.schedule, optimizer_.matrix_lr());
         if (config_.resume) {
             const nlohmann::json saved = read_checkpoint_settings(checkpoint_path());
-            check_same_settings(saved, settings, checkpoint_path());
-            step = load_run_checkpoint(checkpoint_path(), model_, optimizer_);
-            check_same_schedule(saved, config_.optimizer, steps_, step, checkpoint_path());
+            check_same_settings(saved, settings_, checkpoint_path());
+            loop.done = load_run_checkpoint(checkpoint_path(), model_, optimizer_);
+            check_same_schedule(saved, config_.optimizer.schedule, steps_, loop.done, checkpoint_path());
         }
-        std::ofstream log;
-        if (comm_.is_root()) log = checkpoint::open_step_log(log_path(), config_.resume ? std::optional(step) : std::nullopt);
-        TrainResult result;
+        TrainResult result = run_training_loop(*this, loop, comm_, report_);
         result.parameters = model_.params().numel();
-        const auto start = Clock::now();
-        double train_seconds = 0.0;
-        while (step < steps_) {
-            const auto step_start = Clock::now();
-            const double loss = train_step(step);
-            ++step;
-            const double seconds = std::chrono::duration<double>(Clock::now() - step_start).count();
-            train_seconds += seconds;
-            result.tokens += config_.batch * config_.seq_len;
-            StepReport r;
-            r.step = step;
-            r.total_steps = steps_;
-            r.loss = loss;
-            r.lr_multiplier = lr_multiplier(config_.optimizer, step - 1, steps_);
-            r.grad_norm = last_grad_norm_;
-            r.tokens_per_s = static_cast<double>(config_.batch * config_.seq_len) / seconds;
-            r.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
-            r.optimizer_s = last_optimizer_s_;
-            if (comm_.size() > 1) {
-                r.allreduce_s = sync_.reduce_seconds();
-                r.allreduce_exposed_s = sync_.exposed_seconds();
-            }
-            result.interrupted = step < steps_ && stop_requested_on_any_rank();
-            if (comm_.is_root()) {  // the other ranks' models are the same bits
-                if (step % config_.eval_every == 0 || step == steps_) evaluate(r);
-                write_log_line(log, r);
-                if (step % config_.checkpoint_every == 0 || step == steps_ || result.interrupted) {
-                    save_run_checkpoint(checkpoint_path(), model_, optimizer_, step, settings);
-                }
-                if (report_) report_(r);
-                result.loss = loss;
-                if (r.val_bpb) result.val_bpb = *r.val_bpb;
-                if (r.val_loss) result.val_loss = *r.val_loss;
-            }
-            if (result.interrupted) break;
-        }
-        result.steps = step;
-        result.seconds = train_seconds;
-        result.tokens_per_s = train_seconds > 0.0 ? static_cast<double>(result.tokens) / train_seconds : 0.0;
         if (!comm_.is_root() || result.interrupted) return result;  // an interrupted run is not exported
-        if (result.tokens == 0) {  // resumed a finished run: measure it again for the summary
-            StepReport r;
-            evaluate(r);
-            result.val_bpb = *r.val_bpb;
-            result.val_loss = r.val_loss.value_or(0.0);
-        }
         result.model = config_.out_dir / "model.gguf";
         export_gguf(model_, tokenizer_file_, model_name_, result.model);
         return result;
@@ -198,30 +115,15 @@ private:
         return c;
     }
 
-    // Whether config.stop_requested asks on this rank or any other: one vote summed over the
-    // ranks each step, so that all of them stop after the same step.
-    bool stop_requested_on_any_rank() {
-        if (!config_.stop_requested) return false;
-        std::array<double, 1> votes = {config_.stop_requested() ? 1.0 : 0.0};
-        if (comm_.size() > 1) comm_.sum_in_rank_order(votes);
-        return votes[0] > 0.0;
-    }
-
     std::filesystem::path checkpoint_path() const { return config_.out_dir / "checkpoint.safetensors"; }
-    std::filesystem::path log_path() const { return config_.out_dir / "log.jsonl"; }
-
-    static std::int64_t rows_per_rank(std::int64_t batch, const distributed::Communicator& comm) {
-        check(batch % comm.size() == 0, "--batch {} does not split evenly over {} ranks (give a multiple of {})",
-              batch, comm.size(), comm.size());
-        return batch / comm.size();
-    }
 
     // One optimizer step over `batch` rows (this rank's share of them); returns the mean loss
     // over the step's counted targets. Each micro-batch's mean loss is weighted by its share of
     // the counted targets of the whole step on all ranks, so the gradients summed over
     // micro-batches and ranks are those of the step's mean loss (1 / all micro-batches each when
     // every target counts, as in pretraining).
-    double train_step(std::int64_t step) {
+    // (The optimizer applies the schedule's multiplier itself.)
+    double train_step(std::int64_t step, float /*lr_multiplier*/, StepReport& r) override {
         optimizer_.zero_grad();
         const std::int64_t micro_steps = rows_per_rank_ / micro_batch_;
         const std::int64_t first_row = step * config_.batch + comm_.rank() * rows_per_rank_;
@@ -250,35 +152,23 @@ private:
         sync_.finish();
         comm_.sum_in_rank_order(std::span<double>(&loss_sum, 1));
         const auto optimizer_start = Clock::now();
-        last_grad_norm_ = optimizer_.step(step);
-        last_optimizer_s_ = std::chrono::duration<double>(Clock::now() - optimizer_start).count();
+        r.grad_norm = optimizer_.step(step);
+        r.optimizer_s = std::chrono::duration<double>(Clock::now() - optimizer_start).count();
+        if (comm_.size() > 1) {
+            r.allreduce_s = sync_.reduce_seconds();
+            r.allreduce_exposed_s = sync_.exposed_seconds();
+        }
         return loss_sum;
     }
 
-    static std::int64_t counted_targets(const Tensor& targets) {
-        const std::int32_t* t = targets.data<std::int32_t>();
-        return std::count_if(t, t + targets.numel(), [](std::int32_t v) { return v != kNoTarget; });
+    void validate(StepReport& r) override { data_->validate(model_, micro_batch_, r); }
+
+    void save_checkpoint(std::int64_t steps_done) override {
+        save_run_checkpoint(checkpoint_path(), model_, optimizer_, steps_done, settings_);
     }
 
-    void evaluate(StepReport& r) { data_->validate(model_, micro_batch_, r); }
-
-    void write_log_line(std::ofstream& log, const StepReport& r) {
-        nlohmann::json line = {{"step", r.step},
-                               {"loss", r.loss},
-                               {"lr", r.lr_multiplier * optimizer_.matrix_lr()},
-                               {"lr_multiplier", r.lr_multiplier},
-                               {"grad_norm", r.grad_norm},
-                               {"tokens_per_s", r.tokens_per_s},
-                               {"elapsed_s", r.elapsed_s}};
-        line["optimizer_s"] = r.optimizer_s;
-        if (r.allreduce_s) line["allreduce_s"] = *r.allreduce_s;
-        if (r.allreduce_exposed_s) line["allreduce_exposed_s"] = *r.allreduce_exposed_s;
-        if (r.val_bpb) line["val_bpb"] = *r.val_bpb;
-        if (r.val_loss) line["val_loss"] = *r.val_loss;
-        if (r.sample) line["sample"] = *r.sample;
-        // A greedy sample of a young model may end inside a UTF-8 sequence: write U+FFFD for it.
-        log << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-        log.flush();
+    void add_log_fields(const StepReport& r, nlohmann::json& line) override {
+        line["grad_norm"] = r.grad_norm;
     }
 
     TrainConfig config_;
@@ -295,8 +185,7 @@ private:
     std::string model_name_;
     std::int64_t micro_batch_;
     distributed::GradientSync sync_;
-    double last_grad_norm_ = 0.0;
-    double last_optimizer_s_ = 0.0;
+    nlohmann::json settings_;  // what a resumed run must share with this one
 };
 
 }  // namespace

@@ -2,7 +2,7 @@
 // process with B rows in P micro-batches, bit for bit (P = 1, 2, 4); killing one rank ends the
 // job within seconds and leaves a checkpoint that resumes with another number of ranks.
 // Skipped only where forge was built without MPI.
-#include "test/app/forge_binary.h"
+#include "test/app/mpi_job.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -39,32 +39,13 @@ std::vector<std::string> forge_train(const fs::path& out, int steps, const std::
     return args;
 }
 
-// mpirun's own flags; as root Open MPI refuses to start without --allow-run-as-root.
-std::vector<std::string> mpirun(int ranks, std::vector<std::string> command) {
-    std::vector<std::string> args = {FORGE_MPIRUN, "--oversubscribe", "-np", std::to_string(ranks)};
-    if (::geteuid() == 0) args.push_back("--allow-run-as-root");
-    args.insert(args.end(), command.begin(), command.end());
-    return args;
-}
-
 pid_t spawn(const std::vector<std::string>& args, const fs::path& stderr_file) {
     return spawn_process(args, stderr_file.string());
 }
 
-int exit_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+int run(const std::vector<std::string>& args, const fs::path& stderr_file) { return test::run_to_end(args, stderr_file); }
 
-int run(const std::vector<std::string>& args, const fs::path& stderr_file) {
-    int status = 0;
-    waitpid(spawn(args, stderr_file), &status, 0);
-    return exit_status(status);
-}
-
-std::vector<double> losses(const fs::path& dir) {
-    std::vector<double> out;
-    std::ifstream in(dir / "log.jsonl");
-    for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line).at("loss").get<double>());
-    return out;
-}
+std::vector<double> losses(const fs::path& dir) { return test::logged_losses(dir); }
 
 // The process of rank `rank` among mpirun's children (Open MPI starts local ranks directly).
 pid_t child_of_rank(pid_t launcher, int rank) {
@@ -82,19 +63,9 @@ pid_t child_of_rank(pid_t launcher, int rank) {
     return -1;
 }
 
-class TrainGptMpi : public ::testing::Test {
+class TrainGptMpi : public MpiJobTest {
 protected:
-    void SetUp() override {
-#if !FORGE_WITH_MPI
-        GTEST_SKIP() << "forge was built without MPI (meson -Dmpi=disabled, or libopenmpi-dev missing)";
-#endif
-        ASSERT_FALSE(std::string(FORGE_MPIRUN).empty()) << "forge has MPI but meson found no mpirun: install openmpi-bin";
-        base_ = fs::path(::testing::TempDir()) / ("forge_gpt_mpi_" + std::to_string(::getpid()));
-        fs::remove_all(base_);
-        fs::create_directories(base_);
-    }
-    void TearDown() override { fs::remove_all(base_); }
-    fs::path base_;
+    TrainGptMpi() : MpiJobTest("forge_gpt_mpi_") {}
 };
 
 TEST_F(TrainGptMpi, RanksOfBOverPRowsEqualOneProcessWithPMicroBatches) {

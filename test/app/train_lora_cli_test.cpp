@@ -1,7 +1,8 @@
 // `forge train lora` as a user runs it, on the committed tiny qwen3 (test/data/llm/qwen3-f32.gguf)
 // and text: --json, the run folder (adapter.gguf that the adapter reader takes, log.jsonl,
 // checkpoint), a finished run not trained over without --force or --resume, Ctrl-C stopping
-// with a checkpoint and exit 0, and bad flags as one `forge: error:` line with exit status 2.
+// with a checkpoint and exit 0, and bad flags (the schedule's too) as one `forge: error:` line
+// with exit status 2. Under mpirun: train_lora_mpi_test.cpp.
 #include "test/app/forge_binary.h"
 
 #include <gmock/gmock.h>
@@ -74,7 +75,9 @@ TEST(TrainLoraCli, BadFlagsAreUsageErrors) {
     const std::string model = " --model " + quoted((kData / "llm" / "qwen3-f32.gguf").string());
     const std::string text = " --text " + quoted((kData / "gpt" / "corpus.txt").string());
     for (const std::string& args : {model + text + " --targets q,x", model, model + text + " --batch 4 --micro-batch 3",
-                                    model + text + " --rank 0", model + text + " --dropout 1.5"}) {
+                                    model + text + " --rank 0", model + text + " --dropout 1.5",
+                                    model + text + " --warmup-ratio 1.5", model + text + " --final-lr-frac nan",
+                                    model + text + " --warmup-ratio 0.6 --warmdown-ratio 0.6"}) {
         const ForgeRun run = test::run_forge("train lora" + args + " --out " + quoted(scratch("bad").string()));
         EXPECT_EQ(run.status, 2) << args << "\n" << run.err;
         EXPECT_THAT(run.err, HasSubstr("forge: error:")) << args;

@@ -4,13 +4,16 @@
 #include "core/buffer_pool.h"
 #include "core/checkpoint/atomic_file.h"
 #include "core/checkpoint/safetensors.h"
-#include "core/checkpoint/step_log.h"
+#include "core/distributed/gradient_sync.h"
+#include "core/distributed/single_process.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "core/optim/adam.h"
 #include "core/random/counter_rng.h"
 #include "models/gpt/conversations.h"
 #include "models/gpt/corpus.h"
+#include "models/gpt/resume_checks.h"
+#include "models/gpt/training_loop.h"
 #include "models/llm/tokenizer/tokenizer.h"
 
 #include <nlohmann/json.hpp>
@@ -18,7 +21,6 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <numeric>
 
 namespace forge::llm::lora {
@@ -36,11 +38,6 @@ struct RowSet {
     Tensor inputs, targets;
     std::int64_t rows() const { return inputs.size(0); }
 };
-
-std::int64_t counted_targets(const Tensor& targets) {
-    const std::int32_t* t = targets.data<std::int32_t>();
-    return std::count_if(t, t + targets.numel(), [](std::int32_t v) { return v != gpt::kNoTarget; });
-}
 
 // The mean cross-entropy of logits [B, T, V] over the counted targets of `targets` [B, T].
 Tensor mean_target_loss(const Tensor& logits, const Tensor& targets) {
@@ -157,6 +154,9 @@ nlohmann::json run_settings(const LoraTrainConfig& c, std::int64_t steps) {
             {"dropout", c.lora.dropout},
             {"seed", c.lora.seed},
             {"lr", c.lr},
+            {"warmup_ratio", c.schedule.warmup_ratio},
+            {"warmdown_ratio", c.schedule.warmdown_ratio},
+            {"final_lr_frac", c.schedule.final_lr_frac},
             {"weight_decay", c.weight_decay},
             {"seq_len", c.seq_len},
             {"batch", c.batch},
@@ -164,17 +164,21 @@ nlohmann::json run_settings(const LoraTrainConfig& c, std::int64_t steps) {
             {"text", c.text}};
 }
 
-class LoraTrainer {
+class LoraTrainer : public gpt::TrainingSteps {
 public:
-    LoraTrainer(const LoraTrainConfig& config, const gpt::ReportFn& report)
+    LoraTrainer(const LoraTrainConfig& config, const gpt::ReportFn& report, distributed::Communicator& comm)
         : config_(config),
           report_(report),
+          comm_(comm),
+          rows_per_rank_(gpt::rows_per_rank(config.batch, comm)),
           model_(config.model, config.lora),
           tokenizer_(Tokenizer::from_gguf(model_.file())),
           data_(config.text ? load_text(config, tokenizer_) : load_conversations(config, model_.file(), tokenizer_)),
-          optimizer_(model_.params().trainable(), optim::adamw_options(config.lr, config.weight_decay)) {
-        check(config.micro_batch >= 1 && config.batch % config.micro_batch == 0,
-              "--micro-batch {} does not divide --batch {}", config.micro_batch, config.batch);
+          optimizer_(model_.params().trainable(), optim::adamw_options(config.lr, config.weight_decay)),
+          sync_(comm, model_.params().trainable()) {
+        check(config.micro_batch >= 1 && rows_per_rank_ % config.micro_batch == 0,
+              "--micro-batch {} does not divide the {} rows of each rank's step (--batch {} over {} rank(s))",
+              config.micro_batch, rows_per_rank_, config.batch, comm.size());
         check(data_.train.rows() >= 1, "--data {}: no training row of {} tokens (give more data or a smaller --seq-len)",
               config.data.string(), config.seq_len);
         check(data_.val.rows() >= 1, "no held-out row of {} tokens (give more data, --val-data, or a smaller --seq-len)",
@@ -190,58 +194,15 @@ public:
 
     LoraTrainResult run() {
         std::filesystem::create_directories(config_.out_dir);
-        const nlohmann::json settings = run_settings(config_, steps_);
-        std::int64_t step = 0;
-        if (config_.resume) step = load_checkpoint(settings);
-        std::ofstream log = checkpoint::open_step_log(config_.out_dir / "log.jsonl",
-                                                      config_.resume ? std::optional(step) : std::nullopt);
+        settings_ = run_settings(config_, steps_);
+        gpt::TrainingLoop loop = gpt::training_loop_of(config_, steps_, config_.schedule, config_.lr);
+        loop.validate_before_training = true;  // step 0: the base model with the untrained (identity) adapter
+        if (config_.resume) loop.done = load_checkpoint();
         LoraTrainResult result;
+        static_cast<gpt::TrainResult&>(result) = gpt::run_training_loop(*this, loop, comm_, report_);
         result.parameters = model_.params().numel();
-        if (!config_.resume) {  // step 0: the base model with the untrained (identity) adapter
-            gpt::StepReport r;
-            validate(r);
-            write_log_line(log, r);
-        }
-        const auto start = Clock::now();
-        double train_seconds = 0.0;
-        const std::int64_t step_tokens = config_.batch * config_.seq_len;
-        while (step < steps_) {
-            const auto step_start = Clock::now();
-            const double loss = train_step(step);
-            ++step;
-            const double seconds = std::chrono::duration<double>(Clock::now() - step_start).count();
-            train_seconds += seconds;
-            result.tokens += step_tokens;
-            gpt::StepReport r;
-            r.step = step;
-            r.total_steps = steps_;
-            r.loss = loss;
-            r.lr_multiplier = 1.0;
-            r.tokens_per_s = static_cast<double>(step_tokens) / seconds;
-            r.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
-            result.interrupted = step < steps_ && config_.stop_requested && config_.stop_requested();
-            if (step % config_.eval_every == 0 || step == steps_) validate(r);
-            write_log_line(log, r);
-            if (step % config_.checkpoint_every == 0 || step == steps_ || result.interrupted)
-                save_checkpoint(step, settings);
-            if (report_) report_(r);
-            result.loss = loss;
-            if (r.val_loss) result.val_loss = *r.val_loss;
-            if (r.val_bpb) result.val_bpb = *r.val_bpb;
-            result.val_exact = last_val_exact_;
-            if (result.interrupted) break;
-        }
-        result.steps = step;
-        result.seconds = train_seconds;
-        result.tokens_per_s = train_seconds > 0.0 ? static_cast<double>(result.tokens) / train_seconds : 0.0;
-        if (result.interrupted) return result;
-        if (result.tokens == 0) {  // resumed a finished run: measure it again for the summary
-            gpt::StepReport r;
-            validate(r);
-            result.val_loss = *r.val_loss;
-            result.val_bpb = *r.val_bpb;
-            result.val_exact = last_val_exact_;
-        }
+        result.val_exact = last_val_exact_;
+        if (!comm_.is_root() || result.interrupted) return result;  // an interrupted run writes no adapter
         result.model = config_.out_dir / "adapter.gguf";
         write_lora_adapter(model_.adapter(), result.model.string());
         return result;
@@ -268,39 +229,59 @@ private:
         }
     }
 
-    // One AdamW step over `batch` rows. Each micro-batch's mean loss is weighted by its share of
-    // the step's counted targets, so the accumulated gradients are those of the step's mean loss.
-    double train_step(std::int64_t step) {
+    // One AdamW step over `batch` rows, of which this rank trains rows_per_rank_ (its micro-
+    // batches are the step's comm.rank() * micro_steps ... onwards, dropout keyed by that global
+    // index). Each micro-batch's mean loss is weighted by its share of the counted targets of
+    // the whole step on all ranks, so the gradients summed over micro-batches and then over the
+    // ranks (in rank order) are those of the step's mean loss.
+    double train_step(std::int64_t step, float lr_multiplier, gpt::StepReport& r) override {
         optimizer_.zero_grad();
-        const std::int64_t micro_steps = config_.batch / config_.micro_batch;
+        const std::int64_t micro_steps = rows_per_rank_ / config_.micro_batch;
+        const std::int64_t first_micro = comm_.rank() * micro_steps;
         std::vector<Tensor> inputs(static_cast<std::size_t>(micro_steps)), targets(inputs.size());
-        std::int64_t step_targets = 0;
+        std::vector<std::int64_t> counted(inputs.size());
         for (std::int64_t m = 0; m < micro_steps; ++m) {
-            rows(step * config_.batch + m * config_.micro_batch, config_.micro_batch, inputs[m], targets[m]);
-            step_targets += counted_targets(targets[m]);
+            rows(step * config_.batch + (first_micro + m) * config_.micro_batch, config_.micro_batch, inputs[m],
+                 targets[m]);
+            counted[m] = gpt::counted_targets(targets[m]);
         }
+        double all_targets = static_cast<double>(std::accumulate(counted.begin(), counted.end(), std::int64_t{0}));
+        comm_.sum_in_rank_order(std::span<double>(&all_targets, 1));  // exact: integers far below 2^53
+        const auto step_targets = static_cast<std::int64_t>(all_targets);
         double loss_sum = 0.0;
         for (std::int64_t m = 0; m < micro_steps; ++m) {
-            const std::int64_t counted = counted_targets(targets[m]);
-            if (counted == 0) continue;
-            const float share = static_cast<float>(counted) / static_cast<float>(step_targets);
+            if (counted[m] == 0) continue;
+            const float share = static_cast<float>(counted[m]) / static_cast<float>(step_targets);
             const std::uint64_t key = random::stream_key(config_.lora.seed, 0x10a4, static_cast<std::uint64_t>(step),
-                                                         static_cast<std::uint64_t>(m));
+                                                         static_cast<std::uint64_t>(first_micro + m));
             const Tensor loss = mean_target_loss(model_.forward(inputs[m], key, /*training=*/true), targets[m]);
             // The forward's temporaries (freed, cached by the pool for reuse) make no room for the
             // backward's gradients, which have other sizes: give them back first, so that the
             // peak is the saved activations and one pass's gradients.
             BufferPool::global().trim();
-            ag::backward(counted == step_targets ? loss : ag::mul(loss, share));
+            const bool last = m + 1 == micro_steps;
+            ag::backward(counted[m] == step_targets ? loss : ag::mul(loss, share), {},
+                         last ? sync_.on_final_gradient() : ag::FinalGradientFn{});
             loss_sum += static_cast<double>(loss.item()) * share;
         }
+        // A step without a counted target on any rank has no gradient anywhere: every rank
+        // knows it from the sum above and skips the exchange alike.
+        if (step_targets > 0) sync_.finish();
+        comm_.sum_in_rank_order(std::span<double>(&loss_sum, 1));
+        const auto optimizer_start = Clock::now();
+        optimizer_.set_lr(config_.lr * lr_multiplier);
         optimizer_.step();
+        r.optimizer_s = std::chrono::duration<double>(Clock::now() - optimizer_start).count();
+        if (comm_.size() > 1) {
+            r.allreduce_s = sync_.reduce_seconds();
+            r.allreduce_exposed_s = sync_.exposed_seconds();
+        }
         BufferPool::global().trim();
         return loss_sum;
     }
 
     // Mean loss per counted held-out target (nats), and bits per byte of their text.
-    void validate(gpt::StepReport& r) {
+    void validate(gpt::StepReport& r) override {
         ag::NoGradScope no_grad;
         double nats = 0.0, bytes = 0.0;
         std::int64_t counted_all = 0, replies = 0, exact = 0;
@@ -308,7 +289,7 @@ private:
             const std::int64_t count = std::min(config_.micro_batch, data_.val.rows() - first);
             const Tensor in = data_.val.inputs.narrow(0, first, count).contiguous();
             const Tensor tg = data_.val.targets.narrow(0, first, count).contiguous();
-            const std::int64_t counted = counted_targets(tg);
+            const std::int64_t counted = gpt::counted_targets(tg);
             if (counted == 0) continue;
             const Tensor logits = model_.forward(in, 0, /*training=*/false);
             const Tensor loss = mean_target_loss(logits, tg);
@@ -326,21 +307,11 @@ private:
         last_val_exact_ = replies > 0 ? static_cast<double>(exact) / static_cast<double>(replies) : 0.0;
     }
 
-    void write_log_line(std::ofstream& log, const gpt::StepReport& r) {
-        nlohmann::json line = {{"step", r.step}, {"elapsed_s", r.elapsed_s}};
-        if (r.step > 0) {  // step 0 is the validation before training
-            line["loss"] = r.loss;
-            line["lr"] = config_.lr;
-            line["tokens_per_s"] = r.tokens_per_s;
-        }
-        if (r.val_loss) line["val_loss"] = *r.val_loss;
-        if (r.val_bpb) line["val_bpb"] = *r.val_bpb;
+    void add_log_fields(const gpt::StepReport& r, nlohmann::json& line) override {
         if (r.val_loss) line["val_exact"] = last_val_exact_;
-        log << line.dump() << "\n";
-        log.flush();
     }
 
-    void save_checkpoint(std::int64_t step, const nlohmann::json& settings) {
+    void save_checkpoint(std::int64_t step) override {
         checkpoint::TensorMap all;
         for (const auto& [name, t] : model_.params().state_dict()) all[kParam + name] = t;
         const optim::OptimizerState state = optimizer_.state();
@@ -349,11 +320,11 @@ private:
                                       {{"format", kCheckpointFormat},
                                        {"step", std::to_string(step)},
                                        {"optimizer_step", std::to_string(state.step)},
-                                       {"settings", settings.dump()}});
+                                       {"settings", settings_.dump()}});
     }
 
     // Restores the factors and AdamW's state; returns the step the checkpoint was taken after.
-    std::int64_t load_checkpoint(const nlohmann::json& settings) {
+    std::int64_t load_checkpoint() {
         const std::filesystem::path path = checkpoint_path();
         check(std::filesystem::exists(path), "--resume: no checkpoint at {}", path.string());
         checkpoint::Metadata m;
@@ -361,11 +332,10 @@ private:
         if (m["format"] != kCheckpointFormat) fail_format("{}: not a {} file", path.string(), kCheckpointFormat);
         const nlohmann::json saved =
             parse_json(std::string_view(m["settings"]), path.string() + ": metadata 'settings'", kMaxDocumentDepth);
-        for (const auto& [key, value] : settings.items()) {
-            check(saved.contains(key) && saved[key] == value,
-                  "--resume: {} was written with {} = {}, this command asks for {} (use the same flags or a new --out)",
-                  path.string(), key, saved.contains(key) ? saved[key].dump() : "nothing", value.dump());
-        }
+        if (!saved.is_object() || !saved.contains("steps") || !saved["steps"].is_number_integer() ||
+            saved["steps"].get<std::int64_t>() < 1)
+            fail_format("{}: metadata 'settings': expected an object with a positive integer \"steps\"", path.string());
+        gpt::check_same_settings(saved, settings_, path);
         checkpoint::TensorMap params;
         optim::OptimizerState state{count_of(m, "optimizer_step", path), {}};
         for (const auto& [name, t] : all) {
@@ -374,7 +344,9 @@ private:
         }
         model_.params().load_state_dict(params, path.string());
         optimizer_.load_state(state);
-        return count_of(m, "step", path);
+        const std::int64_t done = count_of(m, "step", path);
+        gpt::check_same_schedule(saved, config_.schedule, steps_, done, path);
+        return done;
     }
 
     static std::int64_t count_of(checkpoint::Metadata& m, const std::string& key, const std::filesystem::path& path) {
@@ -388,11 +360,15 @@ private:
 
     LoraTrainConfig config_;
     gpt::ReportFn report_;
+    distributed::Communicator& comm_;
+    std::int64_t rows_per_rank_;
     LoraModel model_;
     Tokenizer tokenizer_;
     Dataset data_;
     optim::Adam optimizer_;
+    distributed::GradientSync sync_;
     std::int64_t steps_ = 0;
+    nlohmann::json settings_;  // what a resumed run must share with this one
     std::vector<std::int32_t> token_bytes_;
     std::int64_t epoch_ = -1;
     std::vector<std::int64_t> order_;
@@ -408,10 +384,15 @@ double loss_and_gradients(const LoraModel& model, const Tensor& inputs, const Te
     return static_cast<double>(loss.item());
 }
 
-LoraTrainResult train_lora(const LoraTrainConfig& config, const gpt::ReportFn& report) {
+LoraTrainResult train_lora(const LoraTrainConfig& config, const gpt::ReportFn& report, distributed::Communicator& comm) {
     check(std::filesystem::is_regular_file(config.model), "--model {}: no such GGUF", config.model.string());
     checkpoint::check_not_an_input(config.out_dir / "adapter.gguf", {config.model});
-    return LoraTrainer(config, report).run();
+    return LoraTrainer(config, report, comm).run();
+}
+
+LoraTrainResult train_lora(const LoraTrainConfig& config, const gpt::ReportFn& report) {
+    distributed::SingleProcess one;
+    return train_lora(config, report, one);
 }
 
 }  // namespace forge::llm::lora

@@ -18,11 +18,13 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 namespace forge::llm::lora {
 namespace {
@@ -193,6 +195,64 @@ TEST(LoraTrainer, ResumeEqualsUninterruptedByteForByte) {
     int lines = 0;
     for (std::string line; std::getline(log, line);) ++lines;
     EXPECT_EQ(lines, 7);
+}
+
+// log.jsonl's rates follow train gpt's schedule (lr_schedule.h): over 6 steps a warmup of
+// llround(0.34 x 6) = 2 steps and a warmdown of 2 to a tenth, so steps 1..6 run at
+// 0.5, 1, 1, 1, 1, 0.5 + 0.5 x 0.1 of --lr.
+TEST(LoraTrainer, LogsTheScheduledRates) {
+    LoraTrainConfig c = text_run(scratch_dir("schedule"), "qwen3-f32.gguf");
+    c.schedule = {.warmup_ratio = 0.34f, .warmdown_ratio = 0.34f, .final_lr_frac = 0.1f};
+    train_lora(c, {});
+    const std::vector<float> expected = {0.5f, 1.0f, 1.0f, 1.0f, 1.0f, 0.5f + 0.5f * 0.1f};
+    std::ifstream log(c.out_dir / "log.jsonl");
+    std::vector<double> multipliers, rates;
+    for (std::string line; std::getline(log, line);) {
+        const auto object = nlohmann::json::parse(line);
+        if (object.at("step") == 0) continue;  // the validation before training
+        multipliers.push_back(object.at("lr_multiplier").get<double>());
+        rates.push_back(object.at("lr").get<double>());
+    }
+    ASSERT_EQ(multipliers.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(multipliers[i], static_cast<double>(expected[i])) << "step " << i + 1;
+        EXPECT_EQ(rates[i], static_cast<double>(expected[i]) * static_cast<double>(c.lr)) << "step " << i + 1;
+    }
+}
+
+// The multiplier is the rate AdamW takes: the first step of a warmup over 2 steps (half of
+// --lr 1e-2) leaves the factors and moments a constant --lr 5e-3 leaves, bit for bit.
+TEST(LoraTrainer, TheWarmupScalesAdamWsRate) {
+    LoraTrainConfig warm = text_run(scratch_dir("warm"), "qwen3-f32.gguf");
+    warm.steps = 2;
+    warm.schedule = {.warmup_ratio = 1.0f, .warmdown_ratio = 0.0f};
+    warm.stop_requested = [] { return true; };  // stop with a checkpoint after the first step
+    ASSERT_TRUE(train_lora(warm, {}).interrupted);
+    LoraTrainConfig half = text_run(scratch_dir("half"), "qwen3-f32.gguf");
+    half.steps = 1;
+    half.lr = 5e-3f;
+    half.schedule = {.warmup_ratio = 0.0f, .warmdown_ratio = 0.0f};
+    train_lora(half, {});
+    const auto a = checkpoint::read_safetensors(warm.out_dir / "checkpoint.safetensors");
+    const auto b = checkpoint::read_safetensors(half.out_dir / "checkpoint.safetensors");
+    ASSERT_EQ(a.size(), b.size());
+    for (const auto& [name, t] : a) EXPECT_EQ(t.to_vector(), b.at(name).to_vector()) << name;
+}
+
+// --resume may lengthen a finished run only while the rates of the steps taken stay the same:
+// six steps of a warmdown over half of them continued as eight would change steps 5 and 6.
+TEST(LoraTrainer, ResumeRefusesALengthThatChangesTakenRates) {
+    LoraTrainConfig c = text_run(scratch_dir("lengthen"), "qwen3-f32.gguf");
+    c.schedule.warmdown_ratio = 0.5f;
+    train_lora(c, {});
+    c.resume = true;
+    c.steps = 8;
+    try {
+        train_lora(c, {});
+        ADD_FAILURE() << "resumed with rates that differ from the checkpoint's";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("the warmdown has begun"), std::string::npos) << e.what();
+    }
 }
 
 // A Q8_0 base trains: the held-out loss after 12 steps is below the untrained adapter's.
