@@ -20,7 +20,8 @@ using ordered = nlohmann::ordered_json;
 
 // One Anthropic message -> chat messages: a user's tool results become "tool" messages ahead
 // of the user's text (Anthropic puts them first in the turn); an assistant's tool_use blocks
-// become its tool_calls.
+// become its tool_calls, its thinking blocks its reasoning_content (gpt-oss's template keeps
+// the thinking of a turn that calls a tool, which is why clients send the blocks back).
 void append_message(const ordered& m, const std::string& at, ordered& messages) {
     const std::string role = string_member(m, at, "role", true);
     if (role != "user" && role != "assistant")
@@ -31,7 +32,7 @@ void append_message(const ordered& m, const std::string& at, ordered& messages) 
         return;
     }
     if (!content.is_array()) throw wrong_type(at + ".content", "a string or an array of content blocks");
-    std::string text;
+    std::string text, thinking;
     ordered calls = ordered::array();
     ordered results = ordered::array();
     for_each_object(content, at + ".content", [&](const ordered& b, const std::string& block) {
@@ -50,13 +51,16 @@ void append_message(const ordered& m, const std::string& at, ordered& messages) 
             results.push_back({{"role", "tool"},
                                {"tool_call_id", string_member(b, block, "tool_use_id", true)},
                                {"content", result != nullptr ? text_parts(*result, block + ".content", {"text"}) : ""}});
-        } else if (type != "thinking" && type != "redacted_thinking") {  // earlier thinking: templates drop it anyway
+        } else if (type == "thinking" && role == "assistant") {
+            thinking += string_member(b, block, "thinking", true);
+        } else if (type != "redacted_thinking") {  // (opaque: nothing a template could read)
             throw unsupported(block + ".type", fmt::format("content blocks of type '{}' in a {} message", type, role));
         }
     });
     messages.insert(messages.end(), results.begin(), results.end());
     if (!text.empty() || results.empty() || !calls.empty()) {
         ordered turn = {{"role", role}, {"content", text}};
+        if (!thinking.empty()) turn["reasoning_content"] = thinking;
         if (!calls.empty()) turn["tool_calls"] = calls;
         messages.push_back(turn);
     }

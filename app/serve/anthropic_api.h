@@ -14,8 +14,8 @@
 //
 // A thinking model's reasoning (models/llm/answer_splitter.h; not with --reasoning-format
 // none) comes back as a "thinking" block before the text, streamed as thinking_delta events and
-// an empty signature_delta (forge signs nothing; earlier thinking blocks sent back are dropped,
-// as the templates drop earlier thinking). thinking.type "disabled" leaves the text as the
+// an empty signature_delta (forge signs nothing). Thinking blocks sent back are their assistant
+// turn's reasoning_content for the template. thinking.type "disabled" leaves the text as the
 // model wrote it, like --reasoning-format none; display "omitted" sends the block without its
 // text.
 //

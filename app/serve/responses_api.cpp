@@ -41,6 +41,22 @@ void append_call(const ordered& item, const std::string& at, ordered& messages) 
     turn["tool_calls"].push_back(call);
 }
 
+// A reasoning item the model wrote before its message or call: that assistant turn's
+// reasoning_content (gpt-oss's template keeps it for a turn that calls a tool; Qwen3's drops it
+// from turns before the last question). Its reasoning_text content, not its summary.
+void append_reasoning(const ordered& item, const std::string& at, ordered& messages) {
+    const ordered* content = field(item, "content");
+    const std::string text = content != nullptr ? text_parts(*content, at + ".content", {"reasoning_text"}) : "";
+    if (!text.empty()) messages.push_back({{"role", "assistant"}, {"content", ""}, {"reasoning_content", text}});
+}
+
+// The assistant turn a reasoning item opened, its message not yet seen.
+bool awaits_answer(const ordered& messages) {
+    if (messages.empty()) return false;
+    const ordered& last = messages.back();
+    return last["role"] == "assistant" && last.contains("reasoning_content") && last["content"] == "" && !last.contains("tool_calls");
+}
+
 void append_input(const ordered& body, ordered& messages) {
     const ordered& input = required_member(body, "", "input");
     if (input.is_string()) {
@@ -51,16 +67,20 @@ void append_input(const ordered& body, ordered& messages) {
     for_each_object(input, "input", [&](const ordered& item, const std::string& at) {
         const std::string type = string_member(item, at, "type", false);
         if (type.empty() || type == "message") {
-            messages.push_back(message_item(item, at));
+            ordered message = message_item(item, at);
+            if (message["role"] == "assistant" && awaits_answer(messages)) messages.back()["content"] = message["content"];
+            else messages.push_back(std::move(message));
+        } else if (type == "reasoning") {
+            append_reasoning(item, at, messages);
         } else if (type == "function_call") {
             append_call(item, at, messages);
         } else if (type == "function_call_output") {
             messages.push_back({{"role", "tool"},
                                 {"tool_call_id", string_member(item, at, "call_id", true)},
                                 {"content", text_parts(required_member(item, at, "output"), at + ".output", {"input_text", "output_text"})}});
-        } else if (type != "reasoning") {  // a reasoning model's summary: templates drop earlier thinking anyway
-            throw unsupported(at + ".type",
-                                fmt::format("input items of type '{}' (forge takes message, function_call, function_call_output)", type));
+        } else {
+            throw unsupported(at + ".type", fmt::format("input items of type '{}' (forge takes message, function_call, "
+                                                        "function_call_output, reasoning)", type));
         }
     });
 }
@@ -336,6 +356,7 @@ std::string ResponseWriter::pieces(const llm::AnswerPiece& parsed, std::span<con
     };
     if (!parsed.reasoning.empty()) {
         add_text("reasoning", parsed.reasoning);
+        reasoning_ += parsed.reasoning;
         out += event("response.reasoning_text.delta",
                      {{"item_id", output[*open_]["id"]}, {"output_index", *open_}, {"content_index", 0}, {"delta", parsed.reasoning}});
     }
@@ -375,6 +396,7 @@ std::string ResponseWriter::finish(const llm::RequestResult& result, bool) {
     // The assistant's turn as the next request's history sees it: a call cut short is left out
     // (its arguments are no JSON the template could read).
     ordered turn = {{"role", "assistant"}, {"content", text_}};
+    if (!reasoning_.empty()) turn["reasoning_content"] = reasoning_;
     ordered calls = ordered::array();
     for (const ordered& call : calls_) {
         if (ordered::accept(call["function"]["arguments"].get<std::string>())) calls.push_back(call);

@@ -12,7 +12,9 @@
 //
 // A thinking model's reasoning (models/llm/answer_splitter.h; not with --reasoning-format
 // none) is a "reasoning" output item before the message, its text as reasoning_text content,
-// streamed as response.reasoning_text.delta / .done.
+// streamed as response.reasoning_text.delta / .done. Sent back (or stored, for
+// previous_response_id), a reasoning item is its assistant turn's reasoning_content for the
+// template.
 //
 // previous_response_id continues a stored response's conversation (its input and output, not
 // its instructions, as OpenAI does). Responses are stored (store: true, the default) in memory
@@ -114,6 +116,7 @@ private:
     std::int64_t sequence_ = 0;
     std::optional<std::size_t> open_;  // the output item being written
     std::string text_;                 // the whole text, for the stored conversation
+    std::string reasoning_;            // the whole reasoning, the same
     nlohmann::ordered_json calls_ = nlohmann::ordered_json::array();
 };
 

@@ -34,14 +34,22 @@ const written = `<think>\n${reasoning}\n</think>\n\n${answer}`;
 const grammar = `root ::= ${JSON.stringify(written)}\n`;
 const request = {model: "thinker", messages: [{role: "user", content: "Hi!"}], temperature: 0, max_tokens: 64, grammar};
 
-let auto, none;
+// A template that renders an earlier turn's reasoning_content (as gpt-oss's does for a turn
+// that calls a tool): what the Responses and Anthropic routes pass back reaches the prompt.
+const rendering = withChatTemplate(path.join(process.env.FORGE_LLM_TEST_DATA, "qwen3-q8_0.gguf"),
+    "{%for m in messages%}{{'<|im_start|>'+m.role+'\\n'}}{%if m.reasoning_content%}" +
+    "{{'<think>'+m.reasoning_content+'</think>'}}{%endif%}{{m.content+'<|im_end|>\\n'}}{%endfor%}" +
+    "{{'<|im_start|>assistant\\n'}}");
+
+let auto, none, renders;
 before(async () => {
     const args = ["--parallel", "1", "--ctx-size", "512", "--alias", "thinker", "--threads", "1"];
     auto = await startServer(forge, model, args);
     none = await startServer(forge, model, [...args, "--reasoning-format", "none"]);
+    renders = await startServer(forge, rendering, args);
 });
 after(async () => {
-    for (const server of [auto, none]) assert.equal((await server.stop("SIGTERM")).code, 0, server.log());
+    for (const server of [auto, none, renders]) assert.equal((await server.stop("SIGTERM")).code, 0, server.log());
 });
 
 const client = (server) => new OpenAI({baseURL: `${server.url}/v1`, apiKey: "unused", maxRetries: 0});
@@ -209,4 +217,38 @@ test("messages: a bad thinking parameter is a 400 naming the field", async () =>
         await assert.rejects(anthropic(auto).messages.create({...messagesRequest, thinking}),
                              (e) => e.status === 400 && param.test(e.error.error.message), JSON.stringify(thinking));
     }
+});
+
+// --- reasoning sent back ---
+
+// The prompt tokens chat completions counts for `messages` (the oracle: the route whose
+// reasoning_content the others translate to).
+const chatPromptTokens = async (messages) =>
+    (await client(renders).chat.completions.create({model: "thinker", messages, max_tokens: 1, temperature: 0})).usage.prompt_tokens;
+const earlier = "I should be friendly.";
+const history = (assistant) => [{role: "user", content: "Hi!"}, assistant, {role: "user", content: "More?"}];
+
+test("reasoning sent back: Anthropic thinking blocks and Responses reasoning items are the turn's reasoning_content", async () => {
+    const withThinking = await chatPromptTokens(history({role: "assistant", content: answer, reasoning_content: earlier}));
+    const without = await chatPromptTokens(history({role: "assistant", content: answer}));
+    assert.ok(withThinking > without);
+    const counted = async (content) => (await anthropic(renders).messages.countTokens(
+        {model: "thinker", messages: history({role: "assistant", content})})).input_tokens;
+    assert.equal(await counted([{type: "thinking", thinking: earlier, signature: ""}, {type: "text", text: answer}]), withThinking);
+    assert.equal(await counted([{type: "redacted_thinking", data: "opaque"}, {type: "text", text: answer}]), without);
+    const responded = async (items) => (await client(renders).responses.create(
+        {model: "thinker", max_output_tokens: 1, temperature: 0, store: false,
+         input: [{role: "user", content: "Hi!"}, ...items, {role: "user", content: "More?"}]})).usage.input_tokens;
+    const item = {type: "reasoning", id: "rs_1", summary: [], content: [{type: "reasoning_text", text: earlier}]};
+    assert.equal(await responded([item, {role: "assistant", content: answer}]), withThinking);
+    assert.equal(await responded([{role: "assistant", content: answer}]), without);
+});
+
+test("previous_response_id: the stored turn keeps its reasoning for the template", async () => {
+    const first = await client(renders).responses.create({model: "thinker", input: "Hi!", temperature: 0, max_output_tokens: 64, grammar});
+    assert.equal(first.output[0].type, "reasoning");
+    const next = await client(renders).responses.create({model: "thinker", previous_response_id: first.id, input: "More?",
+                                                         max_output_tokens: 1, temperature: 0});
+    assert.equal(next.usage.input_tokens,
+                 await chatPromptTokens(history({role: "assistant", content: answer, reasoning_content: `${reasoning}\n`})));
 });
