@@ -20,7 +20,8 @@ using ordered = nlohmann::ordered_json;
 
 // One Anthropic message -> chat messages: a user's tool results become "tool" messages ahead
 // of the user's text (Anthropic puts them first in the turn); an assistant's tool_use blocks
-// become its tool_calls.
+// become its tool_calls, its thinking blocks its reasoning_content (gpt-oss's template keeps
+// the thinking of a turn that calls a tool, which is why clients send the blocks back).
 void append_message(const ordered& m, const std::string& at, ordered& messages) {
     const std::string role = string_member(m, at, "role", true);
     if (role != "user" && role != "assistant")
@@ -31,7 +32,7 @@ void append_message(const ordered& m, const std::string& at, ordered& messages) 
         return;
     }
     if (!content.is_array()) throw wrong_type(at + ".content", "a string or an array of content blocks");
-    std::string text;
+    std::string text, thinking;
     ordered calls = ordered::array();
     ordered results = ordered::array();
     for_each_object(content, at + ".content", [&](const ordered& b, const std::string& block) {
@@ -50,13 +51,16 @@ void append_message(const ordered& m, const std::string& at, ordered& messages) 
             results.push_back({{"role", "tool"},
                                {"tool_call_id", string_member(b, block, "tool_use_id", true)},
                                {"content", result != nullptr ? text_parts(*result, block + ".content", {"text"}) : ""}});
-        } else if (type != "thinking" && type != "redacted_thinking") {  // earlier thinking: templates drop it anyway
+        } else if (type == "thinking" && role == "assistant") {
+            thinking += string_member(b, block, "thinking", true);
+        } else if (type != "redacted_thinking") {  // (opaque: nothing a template could read)
             throw unsupported(block + ".type", fmt::format("content blocks of type '{}' in a {} message", type, role));
         }
     });
     messages.insert(messages.end(), results.begin(), results.end());
     if (!text.empty() || results.empty() || !calls.empty()) {
         ordered turn = {{"role", role}, {"content", text}};
+        if (!thinking.empty()) turn["reasoning_content"] = thinking;
         if (!calls.empty()) turn["tool_calls"] = calls;
         messages.push_back(turn);
     }
@@ -112,6 +116,22 @@ std::string event(const char* type, json data) {
 
 // --- the request ---
 
+ThinkingDisplay thinking_display(const ordered& body) {
+    const ordered* thinking = field(body, "thinking");
+    if (thinking == nullptr) return ThinkingDisplay::Shown;
+    if (!thinking->is_object()) throw wrong_type("thinking", "an object");
+    const std::string type = string_member(*thinking, "thinking", "type", true);
+    if (type == "disabled") return ThinkingDisplay::Disabled;
+    if (type != "enabled" && type != "adaptive")
+        throw invalid_request(fmt::format("'thinking.type' must be enabled, adaptive or disabled; got '{}'", type), "thinking.type");
+    if (const ordered* budget = field(*thinking, "budget_tokens"); budget != nullptr && !budget->is_number_integer())
+        throw wrong_type("thinking.budget_tokens", "an integer");
+    const std::string display = string_member(*thinking, "thinking", "display", false);
+    if (display.empty() || display == "summarized") return ThinkingDisplay::Shown;
+    if (display == "omitted") return ThinkingDisplay::Omitted;
+    throw invalid_request(fmt::format("'thinking.display' must be summarized or omitted; got '{}'", display), "thinking.display");
+}
+
 ordered translate_messages_request(const ordered& body, bool count_only) {
     ordered messages = ordered::array();
     if (const ordered* system = field(body, "system")) messages.push_back({{"role", "system"}, {"content", text_parts(*system, "system", {"text"})}});
@@ -132,15 +152,10 @@ ordered translate_messages_request(const ordered& body, bool count_only) {
     }
     if (const ordered* tools = field(body, "tools")) chat["tools"] = chat_tools(*tools);
     if (const ordered* choice = field(body, "tool_choice")) translate_tool_choice(*choice, chat);
-    if (const ordered* thinking = field(body, "thinking")) {
-        if (!thinking->is_object()) throw wrong_type("thinking", "an object");
-        const std::string type = string_member(*thinking, "thinking", "type", true);
-        if (type != "enabled" && type != "disabled")
-            throw invalid_request(fmt::format("'thinking.type' must be enabled or disabled; got '{}'", type), "thinking.type");
-        chat["chat_template_kwargs"] = {{"enable_thinking", type == "enabled"}};
-    }
+    if (field(body, "thinking") != nullptr) chat["chat_template_kwargs"] = {{"enable_thinking", thinking_display(body) != ThinkingDisplay::Disabled}};
     if (const ordered* metadata = field(body, "metadata"); metadata != nullptr && !metadata->is_object()) throw wrong_type("metadata", "an object");
-    copy_members(body, chat, {"temperature", "top_p", "top_k", "stream", "model"});
+    // grammar: llama-server's extension of its chat route, which its Messages route passes on.
+    copy_members(body, chat, {"temperature", "top_p", "top_k", "stream", "model", "grammar"});
     return chat;
 }
 
@@ -160,8 +175,8 @@ json anthropic_error_body(const ApiError& error) {
 // --- the message and its events ---
 
 MessageWriter::MessageWriter(std::string id, std::string model, std::int64_t input_tokens, std::vector<std::string> stop_sequences,
-                             const llm::Tokenizer& tokenizer)
-    : stop_sequences_(std::move(stop_sequences)), tokenizer_(tokenizer) {
+                             const llm::Tokenizer& tokenizer, ThinkingDisplay thinking)
+    : stop_sequences_(std::move(stop_sequences)), tokenizer_(tokenizer), thinking_(thinking) {
     message_ = {{"id", std::move(id)},
                 {"type", "message"},
                 {"role", "assistant"},
@@ -186,19 +201,42 @@ std::string MessageWriter::open_block(json block) {
     return event("content_block_start", {{"index", index}, {"content_block", block}});
 }
 
+// A thinking block's signature comes last, just before its stop (forge signs nothing: "").
 std::string MessageWriter::close_block() {
     block_open_ = false;
-    return event("content_block_stop", {{"index", message_["content"].size() - 1}});
+    const std::size_t index = message_["content"].size() - 1;
+    std::string out;
+    if (message_["content"][index]["type"] == "thinking")
+        out += event("content_block_delta", {{"index", index}, {"delta", {{"type", "signature_delta"}, {"signature", ""}}}});
+    out += event("content_block_stop", {{"index", index}});
+    return out;
+}
+
+// Appends to the open block of `type` (closing another open block first); its index.
+std::size_t MessageWriter::open_for(const char* type, std::string& out) {
+    json& content = message_["content"];
+    if (block_open_ && content.back()["type"] != type) out += close_block();
+    if (!block_open_) {
+        if (type == std::string_view("thinking")) out += open_block({{"type", "thinking"}, {"thinking", ""}, {"signature", ""}});
+        else out += open_block({{"type", "text"}, {"text", ""}});
+    }
+    return content.size() - 1;
 }
 
 std::string MessageWriter::pieces(const llm::AnswerPiece& parsed, std::span<const llm::TokenLogprob>) {
     std::string out;
     json& content = message_["content"];
+    if (!parsed.reasoning.empty()) {
+        const std::size_t index = open_for("thinking", out);
+        if (thinking_ != ThinkingDisplay::Omitted) {  // omitted: the block and its signature, no text
+            content[index]["thinking"] = content[index]["thinking"].get<std::string>() + parsed.reasoning;
+            out += event("content_block_delta", {{"index", index}, {"delta", {{"type", "thinking_delta"}, {"thinking", parsed.reasoning}}}});
+        }
+    }
     if (!parsed.content.empty()) {
-        if (block_open_ && content.back()["type"] != "text") out += close_block();
-        if (!block_open_) out += open_block({{"type", "text"}, {"text", ""}});
-        content.back()["text"] = content.back()["text"].get<std::string>() + parsed.content;
-        out += event("content_block_delta", {{"index", content.size() - 1}, {"delta", {{"type", "text_delta"}, {"text", parsed.content}}}});
+        const std::size_t index = open_for("text", out);
+        content[index]["text"] = content[index]["text"].get<std::string>() + parsed.content;
+        out += event("content_block_delta", {{"index", index}, {"delta", {{"type", "text_delta"}, {"text", parsed.content}}}});
     }
     for (const llm::tool_calls::ToolCallDelta& delta : parsed.tool_calls) {
         if (!delta.id.empty()) {
@@ -276,9 +314,10 @@ void Server::create_message(const httplib::Request& req, httplib::Response& res)
         const nlohmann::ordered_json chat = translate_messages_request(body);
         try {
             CompletionRequest request = parse_request(Endpoint::ChatCompletions, chat, request_limits(e));
-            const RunningRequest running = start(lease, request, "toolu_");
+            const ThinkingDisplay thinking = thinking_display(body);
+            const RunningRequest running = start(lease, request, "toolu_", thinking != ThinkingDisplay::Disabled);
             auto writer = std::make_shared<MessageWriter>(random_id("msg_", 24), lease->name, running.prompt_tokens,
-                                                          request.generation.stop, e.format.tokenizer());
+                                                          request.generation.stop, e.format.tokenizer(), thinking);
             if (answered_whole(res, running, request.stream, writer)) send_json(res, 200, writer->message());
         } catch (const ApiError& error) {
             throw in_anthropic_terms(error);

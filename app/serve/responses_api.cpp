@@ -41,6 +41,22 @@ void append_call(const ordered& item, const std::string& at, ordered& messages) 
     turn["tool_calls"].push_back(call);
 }
 
+// A reasoning item the model wrote before its message or call: that assistant turn's
+// reasoning_content (gpt-oss's template keeps it for a turn that calls a tool; Qwen3's drops it
+// from turns before the last question). Its reasoning_text content, not its summary.
+void append_reasoning(const ordered& item, const std::string& at, ordered& messages) {
+    const ordered* content = field(item, "content");
+    const std::string text = content != nullptr ? text_parts(*content, at + ".content", {"reasoning_text"}) : "";
+    if (!text.empty()) messages.push_back({{"role", "assistant"}, {"content", ""}, {"reasoning_content", text}});
+}
+
+// The assistant turn a reasoning item opened, its message not yet seen.
+bool awaits_answer(const ordered& messages) {
+    if (messages.empty()) return false;
+    const ordered& last = messages.back();
+    return last["role"] == "assistant" && last.contains("reasoning_content") && last["content"] == "" && !last.contains("tool_calls");
+}
+
 void append_input(const ordered& body, ordered& messages) {
     const ordered& input = required_member(body, "", "input");
     if (input.is_string()) {
@@ -51,16 +67,20 @@ void append_input(const ordered& body, ordered& messages) {
     for_each_object(input, "input", [&](const ordered& item, const std::string& at) {
         const std::string type = string_member(item, at, "type", false);
         if (type.empty() || type == "message") {
-            messages.push_back(message_item(item, at));
+            ordered message = message_item(item, at);
+            if (message["role"] == "assistant" && awaits_answer(messages)) messages.back()["content"] = message["content"];
+            else messages.push_back(std::move(message));
+        } else if (type == "reasoning") {
+            append_reasoning(item, at, messages);
         } else if (type == "function_call") {
             append_call(item, at, messages);
         } else if (type == "function_call_output") {
             messages.push_back({{"role", "tool"},
                                 {"tool_call_id", string_member(item, at, "call_id", true)},
                                 {"content", text_parts(required_member(item, at, "output"), at + ".output", {"input_text", "output_text"})}});
-        } else if (type != "reasoning") {  // a reasoning model's summary: templates drop earlier thinking anyway
-            throw unsupported(at + ".type",
-                                fmt::format("input items of type '{}' (forge takes message, function_call, function_call_output)", type));
+        } else {
+            throw unsupported(at + ".type", fmt::format("input items of type '{}' (forge takes message, function_call, "
+                                                        "function_call_output, reasoning)", type));
         }
     });
 }
@@ -228,10 +248,10 @@ ResponsesRequest translate_responses_request(const ordered& body, ResponseStore&
     if (const ordered* v = field(body, "tool_choice")) chat["tool_choice"] = chat_tool_choice(*v);
     if (const ordered* v = field(body, "text"); v != nullptr)
         if (std::optional<ordered> format = chat_response_format(*v)) chat["response_format"] = *format;
-    // The rest means the same in both APIs (top_k ... repeat_penalty and seed: llama-server's
-    // sampling extensions, as its chat route takes them).
+    // The rest means the same in both APIs (top_k ... repeat_penalty, seed and grammar:
+    // llama-server's extensions, as its chat route takes them).
     copy_members(body, chat, {"temperature", "top_p", "parallel_tool_calls", "model", "user", "metadata", "top_k", "min_p", "seed",
-                              "presence_penalty", "frequency_penalty", "repeat_penalty"});
+                              "presence_penalty", "frequency_penalty", "repeat_penalty", "grammar"});
     r.echo = echo_of(body, r.store);
     return r;
 }
@@ -268,16 +288,27 @@ std::string ResponseWriter::begin() {
     return out;
 }
 
-std::string ResponseWriter::open_message() {
+// A message or reasoning item and its one text part (output_text, reasoning_text).
+std::string ResponseWriter::open_text_item(json item, json part) {
     json& output = response_["output"];
-    const json item = {{"id", random_id("msg_", 24)}, {"type", "message"}, {"status", "in_progress"}, {"role", "assistant"}, {"content", json::array()}};
     open_ = output.size();
     output.push_back(item);
-    const json part = {{"type", "output_text"}, {"text", ""}, {"annotations", json::array()}};
     output[*open_]["content"].push_back(part);
     std::string out = event("response.output_item.added", {{"output_index", *open_}, {"item", item}});
     out += event("response.content_part.added", {{"item_id", item["id"]}, {"output_index", *open_}, {"content_index", 0}, {"part", part}});
     return out;
+}
+
+std::string ResponseWriter::open_message() {
+    return open_text_item({{"id", random_id("msg_", 24)}, {"type", "message"}, {"status", "in_progress"}, {"role", "assistant"}, {"content", json::array()}},
+                          {{"type", "output_text"}, {"text", ""}, {"annotations", json::array()}});
+}
+
+// The model's reasoning as it wrote it: reasoning_text content (summary is for a summary of
+// it, which forge does not write), as OpenAI's gpt-oss reference server returns it.
+std::string ResponseWriter::open_reasoning() {
+    return open_text_item({{"id", random_id("rs_", 24)}, {"type", "reasoning"}, {"status", "in_progress"}, {"summary", json::array()}, {"content", json::array()}},
+                          {{"type", "reasoning_text"}, {"text", ""}});
 }
 
 std::string ResponseWriter::open_call(const llm::tool_calls::ToolCallDelta& delta) {
@@ -296,10 +327,14 @@ std::string ResponseWriter::close_item(const char* status) {
     open_.reset();
     item["status"] = status;
     std::string out;
-    if (item["type"] == "message") {
+    if (item["type"] == "message" || item["type"] == "reasoning") {
         const json& part = item["content"][0];
-        out += event("response.output_text.done",
-                     {{"item_id", item["id"]}, {"output_index", index}, {"content_index", 0}, {"text", part["text"]}, {"logprobs", json::array()}});
+        if (item["type"] == "message") {
+            out += event("response.output_text.done", {{"item_id", item["id"]}, {"output_index", index}, {"content_index", 0},
+                                                       {"text", part["text"]}, {"logprobs", json::array()}});
+        } else {
+            out += event("response.reasoning_text.done", {{"item_id", item["id"]}, {"output_index", index}, {"content_index", 0}, {"text", part["text"]}});
+        }
         out += event("response.content_part.done", {{"item_id", item["id"]}, {"output_index", index}, {"content_index", 0}, {"part", part}});
     } else {
         out += event("response.function_call_arguments.done",
@@ -312,11 +347,21 @@ std::string ResponseWriter::close_item(const char* status) {
 std::string ResponseWriter::pieces(const llm::AnswerPiece& parsed, std::span<const llm::TokenLogprob>) {
     std::string out;
     json& output = response_["output"];
-    if (!parsed.content.empty()) {
-        if (open_ && output[*open_]["type"] != "message") out += close_item("completed");
-        if (!open_) out += open_message();
+    // Appends to the open item of `type`'s text part (closing another open item first).
+    const auto add_text = [&](const char* type, const std::string& text) {
+        if (open_ && output[*open_]["type"] != type) out += close_item("completed");
+        if (!open_) out += type == std::string_view("message") ? open_message() : open_reasoning();
         json& part = output[*open_]["content"][0];
-        part["text"] = part["text"].get<std::string>() + parsed.content;
+        part["text"] = part["text"].get<std::string>() + text;
+    };
+    if (!parsed.reasoning.empty()) {
+        add_text("reasoning", parsed.reasoning);
+        reasoning_ += parsed.reasoning;
+        out += event("response.reasoning_text.delta",
+                     {{"item_id", output[*open_]["id"]}, {"output_index", *open_}, {"content_index", 0}, {"delta", parsed.reasoning}});
+    }
+    if (!parsed.content.empty()) {
+        add_text("message", parsed.content);
         text_ += parsed.content;
         out += event("response.output_text.delta", {{"item_id", output[*open_]["id"]}, {"output_index", *open_}, {"content_index", 0},
                                                     {"delta", parsed.content}, {"logprobs", json::array()}});
@@ -351,6 +396,7 @@ std::string ResponseWriter::finish(const llm::RequestResult& result, bool) {
     // The assistant's turn as the next request's history sees it: a call cut short is left out
     // (its arguments are no JSON the template could read).
     ordered turn = {{"role", "assistant"}, {"content", text_}};
+    if (!reasoning_.empty()) turn["reasoning_content"] = reasoning_;
     ordered calls = ordered::array();
     for (const ordered& call : calls_) {
         if (ordered::accept(call["function"]["arguments"].get<std::string>())) calls.push_back(call);
@@ -400,7 +446,7 @@ void Server::create_response(const httplib::Request& req, httplib::Response& res
         ResponsesRequest translated = translate_responses_request(body, *responses_);
         try {
             CompletionRequest request = parse_request(Endpoint::ChatCompletions, translated.chat_body, request_limits(e));
-            const RunningRequest running = start(lease, request, "call_");
+            const RunningRequest running = start(lease, request, "call_", true);
             ResponseIdentity identity{random_id("resp_", 24), now_seconds(), lease->name};
             ResponseDone on_done;
             if (translated.store) {

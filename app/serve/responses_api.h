@@ -10,6 +10,12 @@
 //   text.format {type: "json_schema", schema}    -> response_format {type: "json_schema", json_schema: {schema}}
 //   max_output_tokens                            -> max_tokens
 //
+// A thinking model's reasoning (models/llm/answer_splitter.h; not with --reasoning-format
+// none) is a "reasoning" output item before the message, its text as reasoning_text content,
+// streamed as response.reasoning_text.delta / .done. Sent back (or stored, for
+// previous_response_id), a reasoning item is its assistant turn's reasoning_content for the
+// template.
+//
 // previous_response_id continues a stored response's conversation (its input and output, not
 // its instructions, as OpenAI does). Responses are stored (store: true, the default) in memory
 // for the server's lifetime, at most kMaxStoredResponses and kMaxStoredBytes of them, the least
@@ -99,7 +105,9 @@ public:
 
 private:
     std::string event(const std::string& type, nlohmann::json data);
+    std::string open_text_item(nlohmann::json item, nlohmann::json part);
     std::string open_message();
+    std::string open_reasoning();
     std::string open_call(const llm::tool_calls::ToolCallDelta& delta);
     std::string close_item(const char* status);
 
@@ -108,6 +116,7 @@ private:
     std::int64_t sequence_ = 0;
     std::optional<std::size_t> open_;  // the output item being written
     std::string text_;                 // the whole text, for the stored conversation
+    std::string reasoning_;            // the whole reasoning, the same
     nlohmann::ordered_json calls_ = nlohmann::ordered_json::array();
 };
 
