@@ -16,12 +16,14 @@
 // or at --temp with a fixed seed (at 1 even a random model writes text with nothing to look up),
 // end-of-generation tokens banned; it reports the acceptance rate and the tokens per pass (each
 // pass: the model's own token plus the guesses it accepted). `--spec off` runs the same
-// generator without speculation: the baseline to compare with.
+// generator without speculation: the baseline to compare with. --text-out F writes the
+// generated text, so that `--lookup-file F` can replay it as guesses that are all right.
 #include "app/cli_checks.h"
 #include "app/bench.h"
 #include "app/bench_suites.h"
 #include "app/speculation_flags.h"
 #include "app/timing.h"
+#include "core/checkpoint/atomic_file.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "core/infer/batch.h"
@@ -57,6 +59,9 @@ struct BenchLlmOptions {
     bool json = false;
     SpeculationFlags speculation;
     float temperature = 0.0f;  // decode through the generator: 0 greedy
+    // Where the generator's text goes (the last repetition's), e.g. to be the --lookup-file of
+    // a run that checks verification with guesses that are all right; empty: nowhere.
+    std::string text_out;
     // Decode through the generator (with or without speculation): any speculation flag given.
     bool generator() const {
         return speculation.spec || speculation.model_draft || speculation.lookup_file;
@@ -149,10 +154,16 @@ void time_generator(const llm::Model& model, const BenchLlmOptions& o, LlmTimes&
             generation.logit_bias.emplace_back(id, -std::numeric_limits<float>::infinity());
     }
     const std::vector<std::int32_t> prompt = random_tokens(o.prompt, format.tokenizer().n_vocab());
+    std::string text;
     const auto run = [&] {
         generator.reset();
+        text.clear();
         llm::Sampler sampler(generation.sampling, model.hparams().n_vocab);
-        const llm::GenerationStats stats = generator.generate(prompt, generation, sampler, [](std::string_view) { return true; });
+        const bool keep_text = !o.text_out.empty();
+        const llm::GenerationStats stats = generator.generate(prompt, generation, sampler, [&](std::string_view piece) {
+            if (keep_text) text += piece;
+            return true;
+        });
         t.generated = stats.generated_tokens;
         t.drafted = stats.drafted_tokens;
         t.accepted = stats.accepted_tokens;
@@ -161,6 +172,7 @@ void time_generator(const llm::Model& model, const BenchLlmOptions& o, LlmTimes&
     run();  // the warm-up
     for (int rep = 0; rep < o.reps; ++rep) t.decode_s.push_back(run());
     t.kv_cache_mib = static_cast<double>(generator.session().cache().bytes()) / (1 << 20);
+    if (!o.text_out.empty()) checkpoint::write_file_atomically(o.text_out, text);
 }
 
 LlmTimes time_llm(const BenchLlmOptions& o) {
@@ -280,8 +292,12 @@ void add_bench_llm_command(CLI::App& bench, CommandTable& commands) {
     cmd->add_option("--temp", o->temperature,
                     "With a speculation flag: decode at this temperature (seed 1234; default 0, greedy)")
         ->check(CLI::Range(0.0f, 2.0f));
+    cmd->add_option("--text-out", o->text_out,
+                    "With a speculation flag: write the generated text (of the last repetition) to this file, e.g. "
+                    "as the --lookup-file of another run");
     commands.add(cmd, [o] {
         check(o->parallel == 1 || !o->generator(), "--spec, --model-draft and --lookup-file need --parallel 1");
+        check(o->text_out.empty() || o->generator(), "--text-out needs --spec, --model-draft or --lookup-file");
         return run_bench_llm(*o);
     });
 }

@@ -48,7 +48,9 @@ using MatmulF16 = MatmulBlock<std::uint16_t>;  // B holds f16 bit patterns
 // matmul_rows is the same product with one more promise: row i of C is the same bits whatever
 // m is, because a one-row block sums in the GEMM's order (the matrix-vector path of matmul
 // sums in another; the simd one-row kernel of matmul_rows transposes W in registers instead
-// of packing it, and decodes as fast). The inference front-end batches rows of unrelated
+// of packing it, and decodes as fast; a block of a few rows, up to 32 — a speculative draft
+// being verified — transposes each 16-row group of W once into a small panel that all its rows
+// sweep, so W is still read once, without the 12-row tiles' packing). The inference front-end batches rows of unrelated
 // sequences and needs that.
 // (The scalar kernel keeps the promise with any m: it is one fixed-order sum per element.)
 namespace scalar {

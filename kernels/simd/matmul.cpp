@@ -4,7 +4,9 @@
 #include "kernels/simd/widen.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 namespace forge::kernels::simd {
 namespace {
@@ -391,6 +393,90 @@ void multiply_one_row(const MatmulBlock<T>& block, std::span<float> scratch) {
         gemm_order_columns(x, k, offset(b, 0, j), std::min(kColumnGroup, n - j), c.data + j);
     }
 }
+
+// --- a few rows of A in the GEMM's order (verifying a speculative draft, a small batch) ------
+//
+// Packing B for the GEMM's 12-row tiles costs more than a product of a few rows (and an edge
+// tile computes all 12 rows for 2): an f16 pass over 2 rows took 2-3 decode steps. Here each
+// group of 16 weight rows (16 columns of C) is transposed one kBlockK-deep panel at a time into
+// scratch (16 KiB, stays in L1) by the one-row path's loads, and every row of A runs its FMA
+// chain over that panel: the GEMM's sums again (one chain over p from zero per panel, the
+// panels added in order), so each row of C is the bits it gets alone, and W is read once
+// whatever m is, as in decoding.
+constexpr std::int64_t kFewRows = 32;
+// Rows per sweep of a panel: their accumulators, the panel's step and a broadcast fit the 32
+// registers with room to spare; more rows than this are split into near-equal groups.
+constexpr std::int64_t kRowGroup = 12;
+
+// panel[p * 16 + l] = column l of B at step p, for the kc steps of one panel; columns past
+// `lines` are zero.
+template <typename T>
+void transpose_panel(const T* first, std::int64_t col_stride, std::int64_t lines, std::int64_t kc, float* panel) {
+    std::int64_t p = 0;
+    __m512 steps[16];
+    if (lines == 16) {
+        for (; p + 16 <= kc; p += 16) {
+            load_steps(first + p, col_stride, steps);
+#pragma GCC unroll 16
+            for (std::int64_t q = 0; q < 16; ++q) _mm512_storeu_ps(panel + (p + q) * 16, steps[q]);
+        }
+    }
+    for (; p < kc; p += 16) {
+        const std::int64_t count = std::min<std::int64_t>(16, kc - p);
+        load_steps_padded(first + p, col_stride, lines, count, steps);
+        for (std::int64_t q = 0; q < count; ++q) _mm512_storeu_ps(panel + (p + q) * 16, steps[q]);
+    }
+}
+
+// c rows [0, Rows), the `written` columns, = (accumulate ? c : 0) + rows of x (x_stride
+// apart, at the panel's first step) · the panel: one FMA chain per row over p from zero, then
+// the add, as the GEMM's micro-kernel.
+template <std::int64_t Rows>
+void rows_times_panel(const float* x, std::int64_t x_stride, const float* panel, std::int64_t kc, float* c,
+                      std::int64_t ldc, __mmask16 written, bool accumulate) {
+    __m512 acc[Rows];
+#pragma GCC unroll 16
+    for (std::int64_t r = 0; r < Rows; ++r) acc[r] = _mm512_setzero_ps();
+    for (std::int64_t p = 0; p < kc; ++p) {
+        const __m512 step = _mm512_loadu_ps(panel + p * 16);
+#pragma GCC unroll 16
+        for (std::int64_t r = 0; r < Rows; ++r) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(x[r * x_stride + p]), step, acc[r]);
+    }
+#pragma GCC unroll 16
+    for (std::int64_t r = 0; r < Rows; ++r) {
+        float* out = c + r * ldc;
+        const __m512 sum = accumulate ? _mm512_add_ps(acc[r], _mm512_maskz_loadu_ps(written, out)) : acc[r];
+        _mm512_mask_storeu_ps(out, written, sum);
+    }
+}
+
+template <std::size_t... Rows>
+constexpr auto rows_times_panel_table(std::index_sequence<Rows...>) {
+    return std::array{&rows_times_panel<static_cast<std::int64_t>(Rows) + 1>...};
+}
+// rows_times_panel for 1 .. kRowGroup rows, indexed by rows - 1.
+constexpr auto kRowsTimesPanel = rows_times_panel_table(std::make_index_sequence<kRowGroup>{});
+
+template <typename T>
+void multiply_few_rows(const MatmulBlock<T>& block, std::span<float> scratch) {
+    const auto& [m, n, k, a, b, c] = block;
+    float* panel = scratch.data();
+    const std::int64_t groups = (m + kRowGroup - 1) / kRowGroup, group_rows = (m + groups - 1) / groups;
+    for (std::int64_t j = 0; j < n; j += kColumnGroup) {
+        const std::int64_t lines = std::min(kColumnGroup, n - j);
+        const auto written = static_cast<__mmask16>((1u << lines) - 1u);
+        for (std::int64_t pc = 0; pc < k; pc += kBlockK) {
+            const std::int64_t kc = std::min(kBlockK, k - pc);
+            transpose_panel(b.data + j * b.col_stride + pc, b.col_stride, lines, kc, panel);
+            for (std::int64_t i = 0; i < m; i += group_rows) {
+                const std::int64_t rows = std::min(group_rows, m - i);
+                kRowsTimesPanel[static_cast<std::size_t>(rows - 1)](a.data + i * a.row_stride + pc, a.row_stride, panel, kc,
+                                                                    c.data + i * c.row_stride + j, c.row_stride, written,
+                                                                    pc > 0);
+            }
+        }
+    }
+}
 #endif
 
 // Rows independent of m (matmul_rows): never the matrix-vector path.
@@ -406,6 +492,8 @@ void multiply(const MatmulBlock<T>& block, std::span<float> scratch, bool rows_i
 #if defined(__AVX512F__)
     } else if (block.m == 1 && block.b.row_stride == 1) {
         multiply_one_row(block, scratch);
+    } else if (block.m <= kFewRows && block.b.row_stride == 1 && block.a.col_stride == 1) {
+        multiply_few_rows(block, scratch);
 #endif
     } else {
         multiply_packed(block, scratch);

@@ -32,17 +32,29 @@ std::size_t LookupDrafter::match_length(std::span<const std::int32_t> source, st
     return length;
 }
 
-// Walking back from the most recent candidate, the first of the longest matches is kept.
-LookupDrafter::Match LookupDrafter::longest_match(std::span<const std::int32_t> source, std::size_t end) const {
+// Among the longest matches the most recent (`earliest` false: walking back from the end) or
+// the first (walking forward); either walk stops at the first match of n_max tokens.
+LookupDrafter::Match LookupDrafter::longest_match(std::span<const std::int32_t> source, std::size_t end,
+                                                  bool earliest) const {
     Match best;
     if (text_.empty()) return best;
     const std::int32_t last = text_.back();
-    for (std::size_t next = std::min(end, source.size()); next-- > 1;) {
-        if (source[next - 1] != last) continue;  // the cheap test first
+    const auto n_max = static_cast<std::size_t>(options_.ngram_max);
+    // Whether the continuation at `next` ends the search: a match as long as any can be.
+    const auto consider = [&](std::size_t next) {
+        if (source[next - 1] != last) return false;  // the cheap test first
         const std::size_t length = match_length(source, next);
-        if (length > best.length) {
-            best = {length, next};
-            if (length == static_cast<std::size_t>(options_.ngram_max)) break;
+        if (length > best.length) best = {length, next};
+        return length == n_max;
+    };
+    const std::size_t limit = std::min(end, source.size());
+    if (earliest) {
+        for (std::size_t next = 1; next < limit; ++next) {
+            if (consider(next)) break;
+        }
+    } else {
+        for (std::size_t next = limit; next-- > 1;) {
+            if (consider(next)) break;
         }
     }
     return best;
@@ -50,10 +62,13 @@ LookupDrafter::Match LookupDrafter::longest_match(std::span<const std::int32_t> 
 
 // In the reference, the place the last guess from it leads to wins ties: a text that repeats
 // itself (a run of one token, a refrain) matches in many places, and only the place already
-// being followed knows how far into the repetition the text is.
+// being followed knows how far into the repetition the text is. Before any, the first place
+// wins: a reference is quoted from its start onwards, so when the answer begins with a run of
+// one token, the place as deep into the reference's run as the answer is into its own is the
+// first one that matches (the most recent would guess the run already over).
 LookupDrafter::Match LookupDrafter::reference_match() const {
     const std::vector<std::int32_t>& reference = *options_.reference;
-    Match best = longest_match(reference, reference.size());
+    Match best = longest_match(reference, reference.size(), true);
     if (followed_ > 0) {
         const std::size_t next = followed_ + (text_.size() - followed_text_size_);
         if (next < reference.size()) {
@@ -78,7 +93,7 @@ void LookupDrafter::propose(std::size_t max, std::vector<std::int32_t>& draft) {
     // In the text itself the continuation may start at its last token at the latest (the
     // suffix being matched ends there).
     if (match.length < n_max) {
-        const Match in_text = longest_match(text_, text_.size());
+        const Match in_text = longest_match(text_, text_.size(), false);
         if (in_text.length > match.length) {
             match = in_text;
             source = text_;

@@ -7,7 +7,8 @@
 // correctness.
 //
 // The longest matching suffix wins, from n_max tokens down to n_min; among equally long
-// matches the reference's (the user gave it to be quoted), then the most recent one. A linear scan backwards over
+// matches the reference's (the user gave it to be quoted: there the place being followed,
+// else the first), then the most recent one in the text. A linear scan over
 // the tokens: tens of microseconds for tens of thousands of tokens, nothing next to a forward
 // pass, and no index to keep in step when the text is rolled back or reused.
 #pragma once
@@ -52,8 +53,9 @@ private:
         std::size_t next = 0;    // where the continuation starts in the source
     };
     std::size_t match_length(std::span<const std::int32_t> source, std::size_t next) const;
-    // The longest match of the text's suffix in `source` whose continuation starts before `end`.
-    Match longest_match(std::span<const std::int32_t> source, std::size_t end) const;
+    // The longest match of the text's suffix in `source` whose continuation starts before `end`:
+    // among equally long ones the first when `earliest`, else the most recent.
+    Match longest_match(std::span<const std::int32_t> source, std::size_t end, bool earliest) const;
     Match reference_match() const;
 
     LookupOptions options_;

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace forge {
@@ -230,6 +231,28 @@ TEST(LlmCliBadInput, BadGrammarFilesNameTheFileLineAndColumn) {
 TEST(LlmCliBadInput, PromptLongerThanTheContext) {
     expect_error(forge("chat " + quoted(kModel) + " --temp 0 --ctx 8 -p " + quoted("a much longer prompt than eight tokens")),
                  "the context is full");
+}
+
+// `bench llm --text-out F` writes the generated text; with F as the lookup file (guesses
+// that are all right, the speculation benchmark of docs/LLM.md) the greedy text is the same.
+TEST(BenchLlm, TextOutIsTheGenerationAndReplaysAsTheLookupFile) {
+    const std::string plain = unwritten_output("bench_plain.txt"), replayed = unwritten_output("bench_replayed.txt");
+    const std::string bench = "--quiet bench llm " + quoted(kModel) + " --prompt 8 --gen 32 --reps 1 --json";
+    ASSERT_EQ(forge(bench + " --spec off --text-out " + quoted(plain)).status, 0);
+    const ForgeRun run = forge(bench + " --lookup-file " + quoted(plain) + " --text-out " + quoted(replayed));
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_THAT(run.out, HasSubstr("\"generated\": 32"));
+    const auto read = [](const std::string& path) {
+        std::ifstream in(path);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    EXPECT_FALSE(read(plain).empty());
+    EXPECT_EQ(read(replayed), read(plain));
+    std::remove(plain.c_str());
+    std::remove(replayed.c_str());
+    const std::string out = unwritten_output("bench_no_spec.txt");
+    expect_error(forge(bench + " --text-out " + quoted(out)), "--text-out needs --spec, --model-draft or --lookup-file");
+    EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 }  // namespace

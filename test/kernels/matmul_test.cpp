@@ -148,7 +148,8 @@ namespace {
 
 // matmul_rows: the LLM layout (B = Wᵀ), any m; each row of C is the bits that row gives alone
 // (a one-row block sums in the GEMM's order), and the values agree with scalar like matmul's.
-// Depths around the 16-step transpose and the 256-deep panel; n = 70 ends in a partial group.
+// Depths around the 16-step transpose and the 256-deep panel; n = 70 ends in a partial group;
+// m on both sides of the simd kernel's few-rows path (up to 32 rows, in groups of up to 12).
 template <typename T>
 void check_rows_independent(std::int64_t k) {
     const std::int64_t n = 70;
@@ -159,7 +160,7 @@ void check_rows_independent(std::int64_t k) {
         else w[i] = f32_to_f16(w_float[i]);
     }
     const MatrixView<T> b{w.data(), 1, k};
-    for (const std::int64_t m : {1, 2, 13, 25}) {
+    for (const std::int64_t m : {1, 2, 3, 12, 13, 17, 25, 32, 33}) {
         const auto x = random_values(static_cast<std::size_t>(m * k), 42);
         const MatrixView<float> a{x.data(), k, 1};
         const auto together = run([&](std::vector<float>& c, std::vector<float>& s) {

@@ -118,6 +118,16 @@ TEST(LookupDrafter, FollowsItsPlaceInTheReferenceThroughARepetition) {
     EXPECT_EQ(propose(drafter, 4), (std::vector<std::int32_t>{5, 9}));
 }
 
+TEST(LookupDrafter, EntersARunOfTheReferenceAsDeepAsTheTextIs) {
+    // The answer starts with the reference's run of 7s: two of them so far (the token before is
+    // the prompt's), so four more follow, then 9. Every place in the run matches "7 7" equally;
+    // the most recent would guess the run over ({9}), the first one guesses what is coming.
+    const auto reference = std::make_shared<const std::vector<std::int32_t>>(std::vector<std::int32_t>{7, 7, 7, 7, 7, 7, 9, 3});
+    LookupDrafter drafter({2, 4, reference}, 64);
+    drafter.reset(std::vector<std::int32_t>{1, 7, 7});
+    EXPECT_EQ(propose(drafter, 8), (std::vector<std::int32_t>{7, 7, 7, 7, 9, 3}));
+}
+
 TEST(Speculator, RejectsABadOption) {
     SpeculationOptions o;
     o.mode = SpecMode::Lookup;
