@@ -1,7 +1,8 @@
 // The one linear-layer dispatch of the inference front-end, y = x · Wᵀ + b, on raw row-major
 // buffers: f32 and f16 weights (the packed GEMM of kernels/matmul.h, cut into the tiles
 // core/ops/matmul uses), every GGML block format (quantized activations against the
-// register-tiled GEMM or the dot kernel), and Q4_0 / Q8_0 / Q4_K / Q5_K / Q6_K weights interleaved at load.
+// register-tiled GEMM or the dot kernel), and Q4_0 / Q8_0 / MXFP4 / Q4_K / Q5_K / Q6_K weights
+// interleaved at load.
 //
 // This is a model's hot loop, so it calls the kernels directly rather than the tensor ops:
 // nothing here allocates once the per-thread scratch has grown to size, which keeps the
@@ -35,8 +36,8 @@ namespace forge::infer {
 struct Linear {
     Tensor weight;
     Tensor bias;  // undefined when the layer has none
-    // Q4_0 / Q8_0 / Q4_K / Q5_K / Q6_K weights in the simd build's interleaved layout (what the layer multiplies
-    // then); null otherwise.
+    // Q4_0 / Q8_0 / MXFP4 / Q4_K / Q5_K / Q6_K weights in the simd build's interleaved layout (what
+    // the layer multiplies then); null otherwise.
     std::shared_ptr<const InterleavedWeights> interleaved;
     std::int64_t n_out() const { return weight.size(0); }
     std::int64_t n_in() const { return weight.size(1); }

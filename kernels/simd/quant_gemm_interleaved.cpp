@@ -1,5 +1,5 @@
-// The interleaved Q4_0 / Q8_0 layout and its AVX-512 VNNI GEMM (kernels/quant_gemm_interleaved.h
-// describes both). The register tile is one group of 16 weight rows (one zmm of outputs per
+// The interleaved Q4_0 / Q8_0 / MXFP4 layout and its AVX-512 VNNI GEMM
+// (kernels/quant_gemm_interleaved.h describes both). The register tile is one group of 16 weight rows (one zmm of outputs per
 // activation row) x up to kTileRows activation rows: a block's weights are loaded and
 // unpacked once into 8 operands and reused for every activation row of the tile. With one
 // activation row (decoding) the same kernel streams each group's bytes front to back.
@@ -7,8 +7,9 @@
 // MIT); see docs/THIRD-PARTY-NOTICES.md.
 #include "kernels/quant_gemm_interleaved.h"
 
-// The layout code runs wherever Q4_0 loads interleaved (also on AVX2, whose Q4_0 kernel is
-// simd/quant_gemm_interleaved_avx2.cpp); the AVX-512 kernel below only with AVX-512 VNNI.
+// The layout code runs wherever Q4_0 loads interleaved (also on AVX2, whose Q4_0 and MXFP4
+// kernels are simd/quant_gemm_interleaved_avx2.cpp); the AVX-512 kernel below only with AVX-512
+// VNNI.
 #if defined(FORGE_INTERLEAVED_Q4_0)
 
 #include "kernels/half.h"
@@ -16,6 +17,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 
 namespace forge::kernels::simd {
 
@@ -23,14 +26,24 @@ namespace {
 
 constexpr int kQuadBytes = 64;   // one quad: four quant bytes of each of the 16 rows
 
+// A block's scale as a group stores it: the f16 d of Q4_0 / Q8_0, MXFP4's exponent byte e.
+template <typename Block>
+auto& scale_of(Block& b) {
+    if constexpr (requires { b.e; }) return b.e;
+    else return b.d;
+}
+template <typename Block>
+using StoredScale = std::remove_cvref_t<decltype(scale_of(std::declval<Block&>()))>;
+
 // Row r's quant bytes 4t..4t+3 go to bytes 4r..4r+3 of quad t, xor `flip` (0x80 per byte
-// turns a signed Q8_0 quant q into the unsigned q + 128; Q4_0 nibbles stay as they are).
+// turns a signed Q8_0 quant q into the unsigned q + 128; Q4_0 and MXFP4 nibbles stay as they
+// are).
 template <typename Block>
 void interleave_group(const Block* rows, std::int64_t live_rows, std::int64_t blocks, std::uint32_t flip,
                       std::byte* out) {
     constexpr std::size_t quant_bytes = interleaved_quant_bytes<Block>();
     constexpr int quads = static_cast<int>(sizeof(Block::qs) / 4);
-    auto* scales = reinterpret_cast<f16_bits*>(out + static_cast<std::size_t>(blocks) * quant_bytes);
+    auto* scales = reinterpret_cast<StoredScale<Block>*>(out + static_cast<std::size_t>(blocks) * quant_bytes);
     std::memset(out, 0, interleaved_group_bytes<Block>(blocks));
     for (std::int64_t r = 0; r < live_rows; ++r) {
         for (std::int64_t b = 0; b < blocks; ++b) {
@@ -40,7 +53,7 @@ void interleave_group(const Block* rows, std::int64_t live_rows, std::int64_t bl
                 const std::uint32_t q = load_u32(src.qs.data() + 4 * t) ^ flip;
                 std::memcpy(dst + t * kQuadBytes, &q, sizeof(q));
             }
-            scales[b * kInterleave + r] = src.d;
+            scales[b * kInterleave + r] = scale_of(src);
         }
     }
 }
@@ -51,14 +64,14 @@ template <typename Block>
 void deinterleave_group_row(const std::byte* group, std::int64_t blocks, int r, std::uint32_t flip, Block* out) {
     constexpr std::size_t quant_bytes = interleaved_quant_bytes<Block>();
     constexpr int quads = static_cast<int>(sizeof(Block::qs) / 4);
-    const auto* scales = reinterpret_cast<const f16_bits*>(group + static_cast<std::size_t>(blocks) * quant_bytes);
+    const auto* scales = reinterpret_cast<const StoredScale<Block>*>(group + static_cast<std::size_t>(blocks) * quant_bytes);
     for (std::int64_t b = 0; b < blocks; ++b) {
         const std::byte* src = group + static_cast<std::size_t>(b) * quant_bytes + static_cast<std::size_t>(r) * 4;
         for (int t = 0; t < quads; ++t) {
             const std::uint32_t q = load_u32(src + t * kQuadBytes) ^ flip;
             std::memcpy(out[b].qs.data() + 4 * t, &q, sizeof(q));
         }
-        out[b].d = scales[b * kInterleave + r];
+        scale_of(out[b]) = scales[b * kInterleave + r];
     }
 }
 
@@ -83,31 +96,68 @@ constexpr int kTileRows = kInterleavedTileRows;
 constexpr int kAhead = 2048;
 
 template <typename Block>
-void prefetch_ahead(const std::byte* quants, const f16_bits* scales) {
+void prefetch_ahead(const std::byte* quants, const std::byte* scales) {
     for (std::size_t line = 0; line < interleaved_quant_bytes<Block>(); line += 64) {
         _mm_prefetch(reinterpret_cast<const char*>(quants) + kAhead + line, _MM_HINT_T0);
     }
     _mm_prefetch(reinterpret_cast<const char*>(scales) + 256, _MM_HINT_T0);
 }
 
-// A block's 8 operands of one group, unsigned bytes for vpdpbusd.
+// The 16 rows' f16 scales of a block as f32.
+inline __m512 half_scales(const std::byte* scales) {
+    return _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(scales)));
+}
+
+// acc + int32 lanes x scale, fused (the Q4_0 / Q8_0 float step).
+inline __m512 fused_step(__m512 acc, __m512i sum, __m512 scale) { return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, acc); }
+
+// Quad t's low nibbles are elements 4t..4t+3, its high nibbles 16+4t..: operands t and t+4.
+inline void load_nibbles(const std::byte* quads, __m512i (&w)[kOperands]) {
+    const __m512i low_nibble = _mm512_set1_epi8(0x0F);
+    for (int t = 0; t < kOperands / 2; ++t) {
+        const __m512i q = _mm512_load_si512(quads + t * kQuadBytes);
+        w[t] = _mm512_and_si512(q, low_nibble);
+        w[t + kOperands / 2] = _mm512_and_si512(_mm512_srli_epi16(q, 4), low_nibble);
+    }
+}
+
+// Per format: a block's 8 operands of one group (unsigned bytes for vpdpbusd), its 16 weight
+// scales, and the float step that adds the block to the outputs.
 struct Q4_0Operands {
     using Block = BlockQ4_0;
-    // Quad t's low nibbles are elements 4t..4t+3, its high nibbles 16+4t..: operands t and t+4.
-    static void load(const std::byte* quads, __m512i (&w)[kOperands]) {
-        const __m512i low_nibble = _mm512_set1_epi8(0x0F);
-        for (int t = 0; t < kOperands / 2; ++t) {
-            const __m512i q = _mm512_load_si512(quads + t * kQuadBytes);
-            w[t] = _mm512_and_si512(q, low_nibble);
-            w[t + kOperands / 2] = _mm512_and_si512(_mm512_srli_epi16(q, 4), low_nibble);
-        }
-    }
+    static void load(const std::byte* quads, __m512i (&w)[kOperands]) { load_nibbles(quads, w); }
+    static __m512 scales(const std::byte* s) { return half_scales(s); }
+    static __m512 step(__m512 acc, __m512i sum, __m512 scale) { return fused_step(acc, sum, scale); }
 };
 
 struct Q8_0Operands {
     using Block = BlockQ8_0;
     static void load(const std::byte* quads, __m512i (&w)[kOperands]) {
         for (int t = 0; t < kOperands; ++t) w[t] = _mm512_load_si512(quads + t * kQuadBytes);
+    }
+    static __m512 scales(const std::byte* s) { return half_scales(s); }
+    static __m512 step(__m512 acc, __m512i sum, __m512 scale) { return fused_step(acc, sum, scale); }
+};
+
+// MXFP4: the nibbles of Q4_0, each looked up (vpshufb, within every 128-bit lane) in the
+// biased levels; the exponent bytes widened to 2^(e - 128) as e8m0_to_f32_half builds it (the
+// f32 bits (e - 1) << 23, or for e < 2 the subnormal 2^21 << e); the float step scalar::dot's,
+// a multiply then an add, so every output has its bits.
+struct Mxfp4Operands {
+    using Block = BlockMXFP4;
+    static void load(const std::byte* quads, __m512i (&w)[kOperands]) {
+        const __m512i levels = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kMxfp4InterleavedLevels.data())));
+        load_nibbles(quads, w);
+        for (auto& v : w) v = _mm512_shuffle_epi8(levels, v);
+    }
+    static __m512 scales(const std::byte* s) {
+        const __m512i e = _mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(s)));
+        const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23);
+        const __m512i subnormal = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
+        return _mm512_castsi512_ps(_mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2)), normal, subnormal));
+    }
+    static __m512 step(__m512 acc, __m512i sum, __m512 scale) {
+        return _mm512_add_ps(acc, _mm512_mul_ps(_mm512_cvtepi32_ps(sum), scale));
     }
 };
 
@@ -116,16 +166,19 @@ struct Q8_0Operands {
 template <typename Operands, int R>
 void tile(const InterleavedGemm<typename Operands::Block>& g, const std::byte* group, std::int64_t r0, __mmask16 cols,
           bool stream) {
-    constexpr std::size_t quant_bytes = interleaved_quant_bytes<typename Operands::Block>();
-    const auto* scales = reinterpret_cast<const f16_bits*>(group + static_cast<std::size_t>(g.blocks) * quant_bytes);
+    using Block = typename Operands::Block;
+    constexpr std::size_t quant_bytes = interleaved_quant_bytes<Block>();
+    constexpr std::size_t scale_bytes = kInterleave * interleaved_scale_bytes<Block>();
+    const std::byte* scales = group + static_cast<std::size_t>(g.blocks) * quant_bytes;
     __m512 acc[R];
     for (auto& v : acc) v = _mm512_setzero_ps();
     for (std::int64_t b = 0; b < g.blocks; ++b) {
         const std::byte* quants = group + static_cast<std::size_t>(b) * quant_bytes;
-        if (stream) prefetch_ahead<typename Operands::Block>(quants, scales + b * kInterleave);
+        const std::byte* block_scales = scales + static_cast<std::size_t>(b) * scale_bytes;
+        if (stream) prefetch_ahead<Block>(quants, block_scales);
         __m512i w[kOperands];
         Operands::load(quants, w);
-        const __m512 w_scale = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(scales + b * kInterleave)));
+        const __m512 w_scale = Operands::scales(block_scales);
         for (int r = 0; r < R; ++r) {
             const std::int64_t at = (r0 + r) * g.a_stride + b;
             const std::int8_t* a = g.a[at].qs.data();
@@ -134,7 +187,7 @@ void tile(const InterleavedGemm<typename Operands::Block>& g, const std::byte* g
                 sum = _mm512_dpbusd_epi32(sum, w[i], _mm512_set1_epi32(static_cast<int>(load_u32(a + 4 * i))));
             }
             const __m512 scale = _mm512_mul_ps(w_scale, _mm512_set1_ps(g.a_info[at].d));
-            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, acc[r]);
+            acc[r] = Operands::step(acc[r], sum, scale);
         }
     }
     for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(g.y + (r0 + r) * g.y_stride, cols, acc[r]);
@@ -178,12 +231,18 @@ void interleave(const BlockQ4_0* w, std::int64_t n, std::int64_t blocks, std::by
 void interleave(const BlockQ8_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
     interleave_rows(w, n, blocks, 0x80808080u, out);
 }
+void interleave(const BlockMXFP4* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
+    interleave_rows(w, n, blocks, 0u, out);
+}
 
 void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ4_0* out) noexcept {
     deinterleave_group_row(group, blocks, r, 0u, out);
 }
 void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ8_0* out) noexcept {
     deinterleave_group_row(group, blocks, r, 0x80808080u, out);
+}
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockMXFP4* out) noexcept {
+    deinterleave_group_row(group, blocks, r, 0u, out);
 }
 
 void activation_info(const BlockQ8_0* a, std::int64_t count, std::int32_t offset, ActivationBlockInfo* info) noexcept {
@@ -197,8 +256,10 @@ void activation_info(const BlockQ8_0* a, std::int64_t count, std::int32_t offset
 #if defined(FORGE_INTERLEAVED_GEMM)
 void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept { gemm_groups<Q4_0Operands>(g); }
 void gemm(const InterleavedGemm<BlockQ8_0>& g) noexcept { gemm_groups<Q8_0Operands>(g); }
-#else  // AVX2 only: Q4_0's AVX2 kernel; Q8_0 does not load interleaved here
+void gemm(const InterleavedGemm<BlockMXFP4>& g) noexcept { gemm_groups<Mxfp4Operands>(g); }
+#else  // AVX2 only: the AVX2 kernels of Q4_0 and MXFP4; Q8_0 does not load interleaved here
 void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept { avx2::gemm(g); }
+void gemm(const InterleavedGemm<BlockMXFP4>& g) noexcept { avx2::gemm(g); }
 #endif
 
 }  // namespace forge::kernels::simd

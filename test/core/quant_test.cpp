@@ -7,10 +7,13 @@
 #include "core/quant/quantize.h"
 #include "core/thread_pool.h"
 #include "kernels/quant_blocks.h"
+#include "kernels/quant_dot.h"
+#include "kernels/quant_gemm_interleaved.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -160,6 +163,38 @@ TEST(QuantMatmul, Mxfp4MatchesDoublePrecisionOnDecodedOperands) {
         const Tensor y = quant_matmul(x, w);
         const Tensor want = reference_matmul(x, w);
         for (std::int64_t i = 0; i < y.numel(); ++i) EXPECT_NEAR(y.span<float>()[i], want.span<float>()[i], 1e-4) << "m=" << m;
+    }
+}
+
+// MXFP4 through the linear layer as a gpt-oss expert loads (2880 wide; interleaved where the
+// build has the kernel): one row (decode) and many (prefill) give every output scalar::dot's
+// bits for its row pair, the interleaved kernels' promise (kernels/quant_gemm_interleaved.h).
+TEST(QuantMatmul, Mxfp4OutputsAreScalarDotBits) {
+#if defined(FORGE_BACKEND_SIMD) && !defined(FORGE_INTERLEAVED_Q4_0)
+    GTEST_SKIP() << "the simd dot kernel (no interleaved MXFP4 kernel in this build) rounds lane-wise";
+#endif
+    const std::int64_t n = 40, k = 2880, blocks = k / 32;
+    Tensor w = Tensor::empty({n, k}, DType::MXFP4);
+    std::mt19937 rng(9);
+    std::uniform_int_distribution<int> byte(0, 255), exponent(118, 122);
+    const std::span wb(reinterpret_cast<kernels::BlockMXFP4*>(w.raw_data()), w.nbytes() / sizeof(kernels::BlockMXFP4));
+    for (auto& b : wb) {
+        b.e = static_cast<std::uint8_t>(exponent(rng));
+        for (auto& q : b.qs) q = static_cast<std::uint8_t>(byte(rng));
+    }
+    for (const std::int64_t m : {1, 9}) {
+        const Tensor x = random_tensor({m, k}, 10);
+        const Tensor y = quant_matmul(x, w);
+        const Tensor xq = quant::quantize(x, DType::Q8_0);
+        const std::span ab(reinterpret_cast<const kernels::BlockQ8_0*>(xq.raw_data()), xq.nbytes() / sizeof(kernels::BlockQ8_0));
+        for (std::int64_t i = 0; i < m; ++i) {
+            for (std::int64_t j = 0; j < n; ++j) {
+                const float want = kernels::scalar::dot(std::span<const kernels::BlockMXFP4>(wb.subspan(static_cast<std::size_t>(j * blocks), static_cast<std::size_t>(blocks))),
+                                                        ab.subspan(static_cast<std::size_t>(i * blocks), static_cast<std::size_t>(blocks)));
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(y.span<float>()[i * n + j]), std::bit_cast<std::uint32_t>(want))
+                    << "m=" << m << " at (" << i << ", " << j << ")";
+            }
+        }
     }
 }
 

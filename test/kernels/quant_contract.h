@@ -34,6 +34,7 @@ template <typename Block>
 inline void use_power_of_two_scales(std::vector<Block>& blocks, std::mt19937& rng) {
     for (auto& b : blocks) {
         if constexpr (std::is_same_v<Block, BlockQ8_K>) b.d = power_of_two(4, rng);
+        else if constexpr (std::is_same_v<Block, BlockMXFP4>) b.e = static_cast<std::uint8_t>(std::ilogb(std::fabs(power_of_two(4, rng))) + 128);
         else b.d = f32_to_f16(power_of_two(4, rng));
         if constexpr (requires { b.dmin; }) b.dmin = f32_to_f16(power_of_two(5, rng));
         if constexpr (requires { b.m; }) b.m = f32_to_f16(power_of_two(5, rng));
@@ -91,7 +92,7 @@ inline double absolute_product_sum(const std::vector<Block>& w, const std::vecto
     }
     for (auto& b : mins) {
         if constexpr (std::is_same_v<Block, BlockQ8_K>) b.d = 0.0f;
-        else b.d = f32_to_f16(0.0f);
+        else if constexpr (requires { b.d; }) b.d = f32_to_f16(0.0f);
     }
     constexpr bool kHasMin = requires(Block b) { b.dmin; } || requires(Block b) { b.m; };
     const auto sf = decoded(scaled), mf = decoded(mins), af = decoded(a);
@@ -126,5 +127,8 @@ template <>
 inline constexpr double kGemmBound<BlockQ5_K> = 3.2e-7;
 template <>
 inline constexpr double kGemmBound<BlockQ6_K> = 2.5e-7;
+// MXFP4's kernels take scalar::dot's float steps in its order: its bits exactly.
+template <>
+inline constexpr double kGemmBound<BlockMXFP4> = 0.0;
 
 }  // namespace forge::kernels

@@ -1,9 +1,10 @@
-// The interleaved GEMMs (simd builds with AVX-512 VNNI): Q4_0 / Q8_0
+// The interleaved GEMMs (simd builds with AVX-512 VNNI): Q4_0 / Q8_0 / MXFP4
 // (kernels/quant_gemm_interleaved.h) and Q4_K / Q5_K / Q6_K (kernels/quant_gemm_interleaved_k.h;
-// Q4_0 and the K-quants also on AVX2, whose kernels, simd::avx2::gemm, run the same checks on
-// AVX-512 machines and must give the AVX-512 kernels' bits).
-// Every output within the contract bound of kernels/quant_dot.h from scalar::dot, bit for bit
-// equal to it where every partial sum is exact (power-of-two scales, small activations), the
+// Q4_0, MXFP4 and the K-quants also on AVX2, whose kernels, simd::avx2::gemm, run the same
+// checks on AVX-512 machines and must give the AVX-512 kernels' bits).
+// Every output within the contract bound of kernels/quant_dot.h from scalar::dot (MXFP4: equal
+// to it bit for bit, always), bit for bit equal to it where every partial sum is exact
+// (power-of-two scales, small activations), the
 // same bits however the outputs are cut (many activation rows or one, one call or group by
 // group: prefill, decode and every thread split agree), and the repacking reversible row by row.
 #include "kernels/quant_dot.h"
@@ -178,6 +179,25 @@ TEST(QuantGemmInterleaved, Q4_0) { check_format<BlockQ4_0>({1, 3, 8, 33}); }
 #if defined(FORGE_INTERLEAVED_GEMM)
 TEST(QuantGemmInterleaved, Q8_0) { check_format<BlockQ8_0>({1, 3, 8, 33}); }
 #endif
+#if defined(FORGE_INTERLEAVED_Q4_0)
+// 90 blocks: gpt-oss's 2880-wide rows.
+TEST(QuantGemmInterleaved, MXFP4) { check_format<BlockMXFP4>({1, 3, 8, 33, 90}); }
+
+// Every kind of E8M0 exponent: 0 and 1 (the subnormal scales 2^-128 and 2^-127 of
+// e8m0_to_f32_half), 2 (the smallest normal), around 1, and large ones (below overflow of the
+// sums), mixed within rows: the kernel's bits are scalar::dot's.
+void check_mxfp4_exponents(GemmKernel<BlockMXFP4> kernel) {
+    std::mt19937 rng(13);
+    constexpr std::uint8_t kExponents[] = {0, 1, 2, 3, 100, 127, 128, 129, 160, 220};
+    const std::int64_t n = 33, m = 9, blocks = 7;
+    auto w = random_blocks<BlockMXFP4>(static_cast<std::size_t>(n * blocks), rng);
+    for (std::size_t i = 0; i < w.size(); ++i) w[i].e = kExponents[(i * 7 + i / 5) % std::size(kExponents)];
+    check_against_spec(Operands<BlockMXFP4>(n, m, blocks, std::move(w),
+                                       random_activations<BlockQ8_0>(static_cast<std::size_t>(m * blocks), rng), kernel));
+}
+
+TEST(QuantGemmInterleaved, MXFP4Exponents) { check_mxfp4_exponents(simd::gemm); }
+#endif
 TEST(QuantGemmInterleaved, Q4_K) { check_format<BlockQ4_K>({1, 2, 4}); }
 TEST(QuantGemmInterleaved, Q5_K) { check_format<BlockQ5_K>({1, 2, 4}); }
 TEST(QuantGemmInterleaved, Q6_K) { check_format<BlockQ6_K>({1, 2, 4}); }
@@ -226,6 +246,8 @@ void check_extreme_activations(std::uint8_t fill, GemmKernel<Block> kernel = sim
 TEST(QuantGemmInterleaved, ExtremeCodes) {
 #if defined(FORGE_INTERLEAVED_Q4_0)
     check_extremes<BlockQ4_0>(0xFF);
+    check_extremes<BlockMXFP4>(0xFF);  // code 15: -12
+    check_extremes<BlockMXFP4>(0x77);  // code 7: +12, the largest level (24)
 #endif
 #if defined(FORGE_INTERLEAVED_GEMM)
     check_extremes<BlockQ8_0>(0x80);
@@ -239,6 +261,8 @@ TEST(QuantGemmInterleaved, ExtremeCodes) {
 TEST(QuantGemmInterleaved, ExtremeActivations) {
 #if defined(FORGE_INTERLEAVED_Q4_0)
     check_extreme_activations<BlockQ4_0>(0xFF);
+    check_extreme_activations<BlockMXFP4>(0xFF);
+    check_extreme_activations<BlockMXFP4>(0x77);
 #endif
 #if defined(FORGE_INTERLEAVED_GEMM)
     check_extreme_activations<BlockQ8_0>(0x80);
@@ -269,6 +293,7 @@ void check_row_round_trip() {
 TEST(QuantGemmInterleaved, RowsComeBackUnchanged) {
 #if defined(FORGE_INTERLEAVED_Q4_0)
     check_row_round_trip<BlockQ4_0>();
+    check_row_round_trip<BlockMXFP4>();
 #endif
 #if defined(FORGE_INTERLEAVED_GEMM)
     check_row_round_trip<BlockQ8_0>();
@@ -291,6 +316,12 @@ void check_avx2() {
 }
 
 TEST(QuantGemmInterleavedAvx2, Q4_0) { check_avx2<BlockQ4_0>(); }
+TEST(QuantGemmInterleavedAvx2, MXFP4) {
+    check_avx2<BlockMXFP4>();
+    check_extremes<BlockMXFP4>(0x77, {}, simd::avx2::gemm);
+    check_extreme_activations<BlockMXFP4>(0x77, simd::avx2::gemm);
+    check_mxfp4_exponents(simd::avx2::gemm);
+}
 TEST(QuantGemmInterleavedAvx2, Q4_K) { check_avx2<BlockQ4_K>(); }
 TEST(QuantGemmInterleavedAvx2, Q5_K) { check_avx2<BlockQ5_K>(); }
 TEST(QuantGemmInterleavedAvx2, Q6_K) { check_avx2<BlockQ6_K>(); }
@@ -313,6 +344,7 @@ void check_avx2_bits_equal_avx512() {
 
 TEST(QuantGemmInterleavedAvx2, SameBitsAsAvx512) {
     check_avx2_bits_equal_avx512<BlockQ4_0>();
+    check_avx2_bits_equal_avx512<BlockMXFP4>();
     check_avx2_bits_equal_avx512<BlockQ4_K>();
     check_avx2_bits_equal_avx512<BlockQ5_K>();
     check_avx2_bits_equal_avx512<BlockQ6_K>();

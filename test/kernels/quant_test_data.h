@@ -13,7 +13,8 @@
 
 namespace forge::kernels {
 
-// Random weight blocks: every quant bit pattern, scales of moderate size (finite, both signs).
+// Random weight blocks: every quant bit pattern, scales of moderate size (finite, both signs;
+// MXFP4's exponents 2^-8..2^8).
 template <typename Block>
 inline std::vector<Block> random_blocks(std::size_t count, std::mt19937& rng) {
     std::vector<Block> blocks(count);
@@ -23,6 +24,7 @@ inline std::vector<Block> random_blocks(std::size_t count, std::mt19937& rng) {
     for (std::size_t i = 0; i < count * sizeof(Block); ++i) raw[i] = static_cast<std::uint8_t>(byte(rng));
     for (auto& b : blocks) {
         if constexpr (std::is_same_v<Block, BlockQ8_K>) b.d = scale(rng);
+        else if constexpr (std::is_same_v<Block, BlockMXFP4>) b.e = static_cast<std::uint8_t>(120 + byte(rng) % 17);
         else b.d = f32_to_f16(scale(rng));
         if constexpr (requires { b.dmin; }) b.dmin = f32_to_f16(scale(rng));
         if constexpr (requires { b.m; }) b.m = f32_to_f16(scale(rng));

@@ -3,7 +3,7 @@
 way llama.cpp's converter writes gpt-oss (conversion/gpt_oss.py) and llama.cpp reads it
 (src/models/openai-moe.cpp):
 
-  to_gpt_oss.py KIT IN.gguf OUT.gguf [--experts f32|mxfp4] [--sliding-window W] [--seed S]
+  to_gpt_oss.py KIT IN.gguf OUT.gguf [--experts f32|mxfp4] [--dense q8_0] [--sliding-window W] [--seed S]
 
 - metadata "qwen3moe.*" becomes "gpt-oss.*", plus attention.sliding_window W (llama.cpp: even
   layers slide, odd ones see everything) and gpt-oss's YaRN: rope.freq_base 150000,
@@ -17,7 +17,11 @@ way llama.cpp's converter writes gpt-oss (conversion/gpt_oss.py) and llama.cpp r
   |up| <= 7) clamps some values; with --experts mxfp4 the three expert tensors are encoded by
   ggml's own MXFP4 quantizer (ggml_quantize_chunk in the kit's libggml-base.so, via ctypes).
 
-Everything else is copied byte for byte (f32).
+Everything else is copied byte for byte (f32 for the goldens), except that --dense q8_0 encodes
+the attention matrices, the token embeddings and the output head with ggml's Q8_0 quantizer, as
+in the published gpt-oss-20b-mxfp4.gguf. A benchmark-sized source is best made f16 (its f32
+experts would not fit on disk: gpt-oss-20b's 6 layers are 19 GB); its experts are decoded before
+the MXFP4 encoder sees them.
 """
 import argparse
 import ctypes
@@ -28,10 +32,13 @@ import numpy as np
 
 from gguf_copy import copy_metadata, load_kit
 
+GGML_Q8_0 = 8    # ggml_type; blocks of 32 values in 34 bytes (an f16 scale and 32 int8)
 GGML_MXFP4 = 39  # ggml_type; blocks of 32 values in 17 bytes (an E8M0 scale and 16 bytes of E2M1 pairs)
+BLOCK_BYTES = {GGML_Q8_0: 34, GGML_MXFP4: 17}
 
 
-def mxfp4_encoder(kit):
+def ggml_encoder(kit, ggml_type):
+    """ggml's own quantizer for ggml_type (ggml_quantize_chunk in the kit's libggml-base.so)."""
     lib_path = glob.glob(os.path.join(kit, "node_modules/@node-llama-cpp/linux-x64/bins/*/libggml-base.so"))[0]
     lib = ctypes.CDLL(lib_path)
     lib.ggml_quantize_chunk.restype = ctypes.c_size_t
@@ -40,8 +47,8 @@ def mxfp4_encoder(kit):
 
     def encode(values):
         rows = np.ascontiguousarray(values, dtype=np.float32).reshape(-1, values.shape[-1])
-        out = np.zeros(rows.size // 32 * 17, dtype=np.uint8)
-        written = lib.ggml_quantize_chunk(GGML_MXFP4, rows.ctypes.data, out.ctypes.data, 0, rows.shape[0],
+        out = np.zeros(rows.size // 32 * BLOCK_BYTES[ggml_type], dtype=np.uint8)
+        written = lib.ggml_quantize_chunk(ggml_type, rows.ctypes.data, out.ctypes.data, 0, rows.shape[0],
                                           rows.shape[1], None)
         assert written == out.size
         return out.tobytes()
@@ -66,6 +73,7 @@ def main():
     ap.add_argument("src")
     ap.add_argument("dst")
     ap.add_argument("--experts", choices=["f32", "mxfp4"], default="f32")
+    ap.add_argument("--dense", choices=["q8_0"], default=None, help="encode the dense matrices (default: copy)")
     ap.add_argument("--sliding-window", type=int, default=128)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
@@ -83,7 +91,11 @@ def main():
     w.add_f32("gpt-oss.rope.scaling.yarn_beta_slow", 1.0)
 
     rng = np.random.default_rng(a.seed)
-    encode_mxfp4 = mxfp4_encoder(a.kit) if a.experts == "mxfp4" else None
+    encode_mxfp4 = ggml_encoder(a.kit, GGML_MXFP4) if a.experts == "mxfp4" else None
+    encode_dense = ggml_encoder(a.kit, GGML_Q8_0) if a.dense == "q8_0" else None
+    G.GGML_BLOCK[GGML_Q8_0] = (32, BLOCK_BYTES[GGML_Q8_0])
+    dense = ("attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight", "token_embd.weight",
+             "output.weight")
     f32 = lambda values: np.ascontiguousarray(values, dtype="<f4").tobytes()  # noqa: E731
 
     def add_f32(name, values):
@@ -98,7 +110,7 @@ def main():
             w.add_tensor(name.replace("ffn_norm", "post_attention_norm"), ne, gt, lambda name=name: r.raw(name))
             continue
         if name.endswith("_exps.weight"):
-            assert gt == G.GGML_F32, "the source must be f32"
+            # Any type the kit decodes: f32 for the goldens, f16 for a benchmark-sized file.
             values = r.tensor(name) * (4.0 if "down" not in name else 1.0)
             if encode_mxfp4:
                 w.add_tensor(name, ne, GGML_MXFP4, lambda v=values: encode_mxfp4(v))
@@ -107,7 +119,10 @@ def main():
             # The bias of each expert's rows: [n_expert, n_out].
             add_f32(name.replace(".weight", ".bias"), 0.5 * rng.standard_normal((ne[2], ne[1])))
             continue
-        w.add_tensor(name, ne, gt, lambda name=name: r.raw(name))
+        if encode_dense and name.endswith(dense):
+            w.add_tensor(name, ne, GGML_Q8_0, lambda name=name: encode_dense(r.tensor(name)))
+        else:
+            w.add_tensor(name, ne, gt, lambda name=name: r.raw(name))
         if name.startswith("blk.") and name.endswith(("attn_q.weight", "attn_k.weight", "attn_v.weight",
                                                       "attn_output.weight", "ffn_gate_inp.weight")):
             add_f32(name.replace(".weight", ".bias"), 0.2 * rng.standard_normal(ne[1]))
