@@ -183,11 +183,11 @@ void quantized_linears(std::span<const LinearRows> products, const float* x, std
                                        info == nullptr ? nullptr : info + p.first_row * a_blocks};
     };
     const std::span<std::int64_t> first_task = scratch.task_starts().first(products.size() + 1);
-    bool streams = true;
+    bool streams = false;
     first_task[0] = 0;
     for (std::size_t i = 0; i < products.size(); ++i) {
         first_task[i + 1] = first_task[i] + product(i).tasks();
-        streams = streams && streams_weights(products[i].rows);
+        streams = streams || streams_weights(products[i].rows);
     }
     const auto run_task = [&](std::int64_t task) {
         const auto i = static_cast<std::size_t>(std::upper_bound(first_task.begin(), first_task.end(), task) - first_task.begin() - 1);
@@ -195,7 +195,8 @@ void quantized_linears(std::span<const LinearRows> products, const float* x, std
     };
     // Decoding reads every weight once, in task order: each thread takes a contiguous run of
     // strips, one stream for the prefetchers (ThreadPool::run_in_runs). Prefill tasks re-read
-    // their strips from cache; any order serves them.
+    // their strips from cache; any order serves them, so a pass of experts with a few rows
+    // each and some with more (a prefill step's) goes in runs too.
     if (streams) ThreadPool::global().run_in_runs(first_task.back(), run_task);
     else ThreadPool::global().run(first_task.back(), run_task);
 }
