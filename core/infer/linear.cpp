@@ -118,7 +118,7 @@ struct QuantizedProduct {
         return m == 1 ? std::max<std::int64_t>(1, (std::int64_t{1} << 15) / k) : 48;
     }
     std::int64_t panels() const { return ceil_div(m, panel()); }
-    std::int64_t tasks() const { return panels() * ceil_div(n, strip()); }
+    std::int64_t tasks() const { return m == 0 ? 0 : panels() * ceil_div(n, strip()); }
 
     void run(std::int64_t task) const {
         const std::int64_t i0 = task % panels() * panel(), r0 = task / panels() * strip();
@@ -154,40 +154,51 @@ struct QuantizedProduct {
     }
 };
 
-// One layer, or up to kMaxShared layers of one block format over the same x: one quantization
-// of x and one pass of the thread pool over all their tasks.
+// Up to kMaxShared layers of one block format over the same x (linear, linear_shared_input).
 constexpr std::size_t kMaxShared = 4;
 
+// Layers of one block format and width, each over its own rows of x: one quantization of x
+// and one pass of the thread pool over all their tasks.
 template <typename Block>
-void quantized_linears(std::span<const LinearOutput> outputs, const float* x, std::int64_t m,
+void quantized_linears(std::span<const LinearRows> products, const float* x, std::int64_t m,
                        ActivationScratch& scratch) {
     using Act = quant::ActivationBlock<Block>;
-    const std::int64_t k = outputs[0].layer->n_in();
+    const std::int64_t k = products[0].layer->n_in(), a_blocks = k / Act::kSize;
     const Act* act = quantize_rows<Act>(x, m, k, scratch.bytes());
     const kernels::ActivationBlockInfo* info = nullptr;
     if constexpr (kNeedsActivationInfo<Block>) {
-        if (std::any_of(outputs.begin(), outputs.end(), [](const LinearOutput& o) { return o.layer->interleaved != nullptr; })) {
-            info = activation_info<Block>(act, m, k / Act::kSize, scratch.block_info());
+        if (std::any_of(products.begin(), products.end(), [](const LinearRows& p) { return p.layer->interleaved != nullptr; })) {
+            info = activation_info<Block>(act, m, a_blocks, scratch.block_info());
         }
     }
-    std::array<QuantizedProduct<Block>, kMaxShared> products{};
-    std::array<std::int64_t, kMaxShared + 1> first_task{};
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-        const Linear& layer = *outputs[i].layer;
-        products[i] = {reinterpret_cast<const Block*>(layer.weight.raw_data()), layer.n_out(), k, act, m, outputs[i].y.data(),
-                       layer.interleaved.get(), info};
-        first_task[i + 1] = first_task[i] + products[i].tasks();
+    const auto product = [&](std::size_t i) {
+        const LinearRows& p = products[i];
+        return QuantizedProduct<Block>{reinterpret_cast<const Block*>(p.layer->weight.raw_data()),
+                                       p.layer->n_out(),
+                                       k,
+                                       act + p.first_row * a_blocks,
+                                       p.rows,
+                                       p.y.data(),
+                                       p.layer->interleaved.get(),
+                                       info == nullptr ? nullptr : info + p.first_row * a_blocks};
+    };
+    const std::span<std::int64_t> first_task = scratch.task_starts().first(products.size() + 1);
+    bool streams = false;
+    first_task[0] = 0;
+    for (std::size_t i = 0; i < products.size(); ++i) {
+        first_task[i + 1] = first_task[i] + product(i).tasks();
+        streams = streams || streams_weights(products[i].rows);
     }
     const auto run_task = [&](std::int64_t task) {
-        std::size_t i = 0;
-        while (task >= first_task[i + 1]) ++i;
-        products[i].run(task - first_task[i]);
+        const auto i = static_cast<std::size_t>(std::upper_bound(first_task.begin(), first_task.end(), task) - first_task.begin() - 1);
+        product(i).run(task - first_task[i]);
     };
     // Decoding reads every weight once, in task order: each thread takes a contiguous run of
     // strips, one stream for the prefetchers (ThreadPool::run_in_runs). Prefill tasks re-read
-    // their strips from cache; any order serves them.
-    if (streams_weights(m)) ThreadPool::global().run_in_runs(first_task[outputs.size()], run_task);
-    else ThreadPool::global().run(first_task[outputs.size()], run_task);
+    // their strips from cache; any order serves them, so a pass of experts with a few rows
+    // each and some with more (a prefill step's) goes in runs too.
+    if (streams) ThreadPool::global().run_in_runs(first_task.back(), run_task);
+    else ThreadPool::global().run(first_task.back(), run_task);
 }
 
 void check_buffers(const Linear& layer, std::span<const float> x, std::int64_t m, std::span<const float> y) {
@@ -205,7 +216,7 @@ void add_bias(const Tensor& bias, std::int64_t m, std::int64_t n, float* y) {
 
 }  // namespace
 
-ActivationScratch::ActivationScratch(std::int64_t max_rows, std::int64_t max_width) {
+ActivationScratch::ActivationScratch(std::int64_t max_rows, std::int64_t max_width, std::int64_t max_products) {
     // Whichever of the two activation formats needs more bytes for a row.
     const std::size_t per_row = std::max(static_cast<std::size_t>(ceil_div(max_width, 32)) * sizeof(kernels::BlockQ8_0),
                                          static_cast<std::size_t>(ceil_div(max_width, 256)) * sizeof(kernels::BlockQ8_K));
@@ -213,6 +224,7 @@ ActivationScratch::ActivationScratch(std::int64_t max_rows, std::int64_t max_wid
     if constexpr (kernels::kHasInterleavedQ4_0) block_info_.resize(static_cast<std::size_t>(max_rows * ceil_div(max_width, 32)));
     packing_lanes_ = ThreadPool::global().size();
     packing_.resize(static_cast<std::size_t>(packing_lanes_) * kPackingFloats);
+    task_starts_.resize(static_cast<std::size_t>(std::max<std::int64_t>(max_products, kMaxShared)) + 1);
 }
 
 std::span<float> ActivationScratch::packing(int lane, std::size_t floats) {
@@ -230,7 +242,7 @@ void linear(const Linear& layer, std::span<const float> x, std::int64_t m, std::
     } else if (w.dtype() == DType::F16) {
         float_linear(reinterpret_cast<const std::uint16_t*>(w.raw_data()), n, k, x.data(), m, y.data(), scratch);
     } else {
-        const LinearOutput only{&layer, y};
+        const LinearRows only{&layer, 0, m, y};
         quant::visit_block_type(w.dtype(), [&](auto tag) {
             quantized_linears<typename decltype(tag)::type>(std::span(&only, 1), x.data(), m, scratch);
         });
@@ -243,25 +255,52 @@ void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const 
     check(!outputs.empty(), "linear_shared_input: no layers");
     // Runs of neighbouring layers in one block format share a pass: in a Q4_K_M model q and k
     // (Q4_K) share one, v (Q6_K) takes its own, instead of one pass per layer.
-    const auto joins = [](const Linear& first, const Linear& next) {
-        return first.weight.dtype() != DType::F32 && first.weight.dtype() != DType::F16 &&
-               next.weight.dtype() == first.weight.dtype() && next.n_in() == first.n_in();
-    };
-    for (std::size_t begin = 0, end = 0; begin < outputs.size(); begin = end) {
+    for (std::size_t begin = 0; begin < outputs.size(); begin += kMaxShared) {
+        std::array<LinearRows, kMaxShared> products{};
+        const std::size_t count = std::min(kMaxShared, outputs.size() - begin);
+        for (std::size_t i = 0; i < count; ++i) products[i] = {outputs[begin + i].layer, 0, m, outputs[begin + i].y};
+        linear_rows(std::span(products).first(count), x, m, scratch);
+    }
+}
+
+namespace {
+
+// Whether `next` joins `first`'s pass in linear_rows: one block format (the float formats
+// run one layer at a time) and one width.
+bool shares_pass(const Linear& first, const Linear& next) {
+    return first.weight.dtype() != DType::F32 && first.weight.dtype() != DType::F16 && next.weight.dtype() == first.weight.dtype() &&
+           next.n_in() == first.n_in();
+}
+
+}  // namespace
+
+void linear_rows(std::span<const LinearRows> products, std::span<const float> x, std::int64_t m,
+                 ActivationScratch& scratch) {
+    const auto max_pass = scratch.task_starts().size() - 1;
+    for (const LinearRows& p : products) {
+        check(p.first_row >= 0 && p.rows >= 0 && p.first_row + p.rows <= m, "linear_rows: rows [{}, {}) of {}", p.first_row,
+              p.first_row + p.rows, m);
+        check(static_cast<std::int64_t>(x.size()) >= m * p.layer->n_in(), "linear_rows: {} values cannot hold [{}, {}]", x.size(), m,
+              p.layer->n_in());
+        check_buffers(*p.layer, x.subspan(static_cast<std::size_t>(p.first_row * p.layer->n_in())), p.rows, p.y);
+    }
+    for (std::size_t begin = 0, end = 0; begin < products.size(); begin = end) {
         end = begin + 1;
-        while (end < outputs.size() && end - begin < kMaxShared && joins(*outputs[begin].layer, *outputs[end].layer)) ++end;
-        const auto run = outputs.subspan(begin, end - begin);
+        while (end < products.size() && end - begin < max_pass && shares_pass(*products[begin].layer, *products[end].layer)) ++end;
+        const auto run = products.subspan(begin, end - begin);
         if (run.size() == 1) {
-            linear(*run[0].layer, x, m, run[0].y, scratch);
+            const LinearRows& p = run[0];
+            const auto k = static_cast<std::size_t>(p.layer->n_in());
+            linear(*p.layer, x.subspan(static_cast<std::size_t>(p.first_row) * k, static_cast<std::size_t>(p.rows) * k), p.rows, p.y,
+                   scratch);
             continue;
         }
-        for (const LinearOutput& o : run) check_buffers(*o.layer, x, m, o.y);
         quant::visit_block_type(run[0].layer->weight.dtype(), [&](auto tag) {
             using Block = typename decltype(tag)::type;
             quantized_linears<Block>(run, x.data(), m, scratch);
         });
-        for (const LinearOutput& o : run) {
-            if (o.layer->bias.defined()) add_bias(o.layer->bias, m, o.layer->n_out(), o.y.data());
+        for (const LinearRows& p : run) {
+            if (p.layer->bias.defined()) add_bias(p.layer->bias, p.rows, p.layer->n_out(), p.y.data());
         }
     }
 }

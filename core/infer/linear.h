@@ -59,18 +59,23 @@ class ActivationScratch {
 public:
     static constexpr std::size_t kPackingFloats = std::size_t{1} << 17;
 
-    ActivationScratch(std::int64_t max_rows, std::int64_t max_width);
+    // max_products: the most layers one pass of linear_rows() multiplies (one per chosen
+    // expert and projection in a mixture of experts).
+    ActivationScratch(std::int64_t max_rows, std::int64_t max_width, std::int64_t max_products = 4);
     std::span<std::byte> bytes() { return bytes_; }
     // Per activation block, for interleaved weights (empty where the build has none).
     std::span<kernels::ActivationBlockInfo> block_info() { return block_info_; }
     int packing_lanes() const { return packing_lanes_; }
     std::span<float> packing(int lane, std::size_t floats);
+    // Where each product of one pass starts in the pass's task list: max_products + 1 entries.
+    std::span<std::int64_t> task_starts() { return task_starts_; }
 
 private:
     std::vector<std::byte> bytes_;
     std::vector<kernels::ActivationBlockInfo> block_info_;
     int packing_lanes_ = 1;
     std::vector<float> packing_;
+    std::vector<std::int64_t> task_starts_;
 };
 
 // y [m, n_out] = x [m, n_in] · Wᵀ (+ b). x and y are contiguous and do not overlap.
@@ -89,5 +94,23 @@ struct LinearOutput {
 // which matters in decoding (a few hundred layers a token). Any other layer: one linear().
 void linear_shared_input(std::span<const LinearOutput> outputs, std::span<const float> x, std::int64_t m,
                          ActivationScratch& scratch);
+
+// One product of a linear_rows call: `layer` over rows [first_row, first_row + rows) of x,
+// into y [rows, n_out].
+struct LinearRows {
+    const Linear* layer;
+    std::int64_t first_row, rows;
+    std::span<float> y;
+};
+
+// Many layers, each over its own run of rows of one x [m, n_in], each output as linear()
+// gives it: a mixture of experts, every chosen expert over the rows that chose it. Neighbouring
+// products that share one block format and width (up to the scratch's max_products) have x
+// quantized once and all their work given to the thread pool in one pass, split over
+// (product, strip of weight rows) tasks: decoding one token through 8 experts of 768 rows
+// is then one pass for gate and up and one for down, each thread streaming its contiguous
+// share of all the experts' rows, instead of two passes per expert.
+void linear_rows(std::span<const LinearRows> products, std::span<const float> x, std::int64_t m,
+                 ActivationScratch& scratch);
 
 }  // namespace forge::infer

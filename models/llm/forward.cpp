@@ -35,7 +35,8 @@ Forward::Forward(const Model& model, std::int64_t max_rows, const infer::KvCache
     : model_(model),
       h_(model.hparams()),
       max_rows_(std::max<std::int64_t>(1, max_rows)),
-      act_scratch_(max_rows_, std::max({h_.n_embd, h_.q_width(), h_.n_ff, h_.moe.n_ff_exp})),
+      act_scratch_(MoeFeedForward::activation_rows(h_, max_rows_), std::max({h_.n_embd, h_.q_width(), h_.n_ff, h_.moe.n_ff_exp}),
+                   MoeFeedForward::products_per_pass(h_)),
       attention_scratch_(cache, {h_.n_head, h_.n_head_kv, h_.head_dim}, ThreadPool::global().size()),
       lora_(model.lora(), max_rows_, cache.n_slots(), std::max({h_.n_embd, h_.q_width(), h_.n_ff})) {
     const auto batch = [&](std::int64_t width) { return std::vector<float>(sz(max_rows_ * width)); };

@@ -23,26 +23,33 @@ MoeFeedForward::MoeFeedForward(const Hparams& h, std::int64_t max_rows)
     choices_.resize(sz(max_rows * k_));
     expert_begin_.resize(sz(n_expert_ + 1));
     assignments_.resize(sz(max_rows * k_));
-    inputs_.resize(sz(max_rows * n_embd_));
-    gate_.resize(sz(max_rows * n_ff_exp_));
-    up_.resize(sz(max_rows * n_ff_exp_));
-    down_.resize(sz(max_rows * n_embd_));
+    slot_.resize(sz(max_rows * k_));
+    products_.reserve(sz(products_per_pass(h)));
+    inputs_.resize(sz(max_rows * k_ * n_embd_));
+    gate_.resize(sz(max_rows * k_ * n_ff_exp_));
+    up_.resize(sz(max_rows * k_ * n_ff_exp_));
     weighted_.resize(sz(max_rows * k_ * n_embd_));
 }
+
+std::int64_t MoeFeedForward::activation_rows(const Hparams& h, std::int64_t max_rows) {
+    return max_rows * std::max<std::int64_t>(1, h.moe.n_expert_used);
+}
+
+std::int64_t MoeFeedForward::products_per_pass(const Hparams& h) { return 2 * h.moe.n_expert; }
 
 void MoeFeedForward::run(const BlockWeights& w, std::span<const float> xn, std::int64_t n, std::span<float> out,
                          infer::ActivationScratch& scratch) {
     infer::linear(w.ffn_gate_inp, xn.first(sz(n * n_embd_)), n, router_, scratch);
     infer::route_top_k(router_, n, n_expert_, k_, choices_, gating_);
     group_by_expert(n);
-    for (std::int64_t e = 0; e < n_expert_; ++e) {
-        if (expert_begin_[sz(e + 1)] > expert_begin_[sz(e)]) run_expert(w, e, xn, scratch);
-    }
+    run_experts(w, xn, n, scratch);
     // Each row's mixture in the router's order: ((w_1 y_1 + w_2 y_2) + w_3 y_3) + ...
     const auto width = sz(n_embd_);
     for (std::int64_t i = 0; i < n; ++i) {
         const auto row = out.subspan(sz(i) * width, width);
-        const auto choice = [&](std::int64_t j) { return std::span<const float>(weighted_).subspan(sz(i * k_ + j) * width, width); };
+        const auto choice = [&](std::int64_t j) {
+            return std::span<const float>(weighted_).subspan(sz(slot_[sz(i * k_ + j)]) * width, width);
+        };
         std::ranges::copy(choice(0), row.begin());
         for (std::int64_t j = 1; j < k_; ++j) infer::add_rows(row, choice(j));
     }
@@ -55,34 +62,56 @@ void MoeFeedForward::group_by_expert(std::int64_t n) {
     for (const infer::ExpertChoice& c : choices) ++expert_begin_[sz(c.expert) + 1];
     std::partial_sum(expert_begin_.begin(), expert_begin_.end(), expert_begin_.begin());
     // Filling advances each expert's begin to its end, the next expert's begin: shift them back.
-    for (std::int64_t a = 0; a < n * k_; ++a) assignments_[sz(expert_begin_[sz(choices[sz(a)].expert)]++)] = a;
+    for (std::int64_t a = 0; a < n * k_; ++a) {
+        const std::int64_t at = expert_begin_[sz(choices[sz(a)].expert)]++;
+        assignments_[sz(at)] = a;
+        slot_[sz(a)] = at;
+    }
     std::shift_right(expert_begin_.begin(), expert_begin_.end(), 1);
     expert_begin_[0] = 0;
 }
 
-// The expert's rows of xn gathered, then down(silu(gate(x)) * up(x)) for all of them at once.
-void MoeFeedForward::run_expert(const BlockWeights& w, std::int64_t expert, std::span<const float> xn,
-                                infer::ActivationScratch& scratch) {
+// down(silu(gate(x)) * up(x)) for every chosen expert over its rows: gate and up in one pass of
+// the thread pool, down in another.
+void MoeFeedForward::run_experts(const BlockWeights& w, std::span<const float> xn, std::int64_t n,
+                                 infer::ActivationScratch& scratch) {
     const auto width = sz(n_embd_);
-    const std::int64_t begin = expert_begin_[sz(expert)], m = expert_begin_[sz(expert + 1)] - begin;
-    const auto mine = std::span(assignments_).subspan(sz(begin), sz(m));
-    for (std::size_t r = 0; r < mine.size(); ++r) {
-        const auto row = sz(mine[r] / k_);
-        std::memcpy(inputs_.data() + r * width, xn.data() + row * width, width * sizeof(float));
+    const std::int64_t assigned = n * k_;
+    // One row (decoding): every chosen expert multiplies xn itself; more: xn's rows gathered
+    // in the grouped order, so each expert's rows are one run.
+    const bool one_row = n == 1;
+    std::span<const float> x = xn.first(sz(n) * width);
+    if (!one_row) {
+        for (std::int64_t at = 0; at < assigned; ++at) {
+            const auto row = sz(assignments_[sz(at)] / k_);
+            std::memcpy(inputs_.data() + sz(at) * width, xn.data() + row * width, width * sizeof(float));
+        }
+        x = std::span<const float>(inputs_).first(sz(assigned) * width);
     }
-    const auto rows = std::span<const float>(inputs_).first(sz(m) * width);
-    const infer::LinearOutput gate_up[] = {{&w.ffn_gate_exps[expert], gate_}, {&w.ffn_up_exps[expert], up_}};
-    infer::linear_shared_input(gate_up, rows, m, scratch);
+    products_.clear();
+    add_products(w.ffn_gate_exps, one_row, gate_, n_ff_exp_);
+    add_products(w.ffn_up_exps, one_row, up_, n_ff_exp_);
+    infer::linear_rows(products_, x, one_row ? 1 : assigned, scratch);
     if (clamped_swiglu_) {
-        infer::swiglu_oai_rows(gate_, up_, m, n_ff_exp_, kOaiAlpha, kOaiLimit);
+        infer::swiglu_oai_rows(gate_, up_, assigned, n_ff_exp_, kOaiAlpha, kOaiLimit);
     } else {
-        infer::swiglu_rows(gate_, up_, m, n_ff_exp_);
+        infer::swiglu_rows(gate_, up_, assigned, n_ff_exp_);
     }
-    infer::linear(w.ffn_down_exps[expert], std::span<const float>(gate_).first(sz(m * n_ff_exp_)), m, down_, scratch);
-    for (std::size_t r = 0; r < mine.size(); ++r) {
-        const float weight = choices_[sz(mine[r])].weight;
-        infer::multiply_rows(std::span<const float>(down_).subspan(r * width, width), std::span(&weight, 1),
-                             std::span(weighted_).subspan(sz(mine[r]) * width, width));
+    products_.clear();
+    add_products(w.ffn_down_exps, false, weighted_, n_embd_);
+    infer::linear_rows(products_, std::span<const float>(gate_).first(sz(assigned * n_ff_exp_)), assigned, scratch);
+    for (std::int64_t at = 0; at < assigned; ++at) {
+        const float weight = choices_[sz(assignments_[sz(at)])].weight;
+        const auto row = std::span(weighted_).subspan(sz(at) * width, width);
+        infer::multiply_rows(row, std::span(&weight, 1), row);
+    }
+}
+
+void MoeFeedForward::add_products(const infer::ExpertLinears& experts, bool one_row, std::span<float> y, std::int64_t width) {
+    for (std::int64_t e = 0; e < n_expert_; ++e) {
+        const std::int64_t begin = expert_begin_[sz(e)], rows = expert_begin_[sz(e + 1)] - begin;
+        if (rows == 0) continue;
+        products_.push_back({&experts[e], one_row ? 0 : begin, rows, y.subspan(sz(begin * width), sz(rows * width))});
     }
 }
 

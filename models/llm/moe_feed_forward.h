@@ -8,10 +8,14 @@
 // projection has its expert's bias, and silu(gate) * up is swiglu_oai (core/infer/row_ops.h).
 // Summed in the router's order (largest first), as llama.cpp adds its expert views.
 // The batch's rows are grouped by expert (llama.cpp's mul_mat_id): each expert that any row
-// chose multiplies all of its rows in one linear() call, so in prefill every chosen expert's
-// weights stream once per step, and in decoding only the chosen experts' bytes are read. Each
-// row's result depends only on that row (linear() is row-independent and every sum has a
-// fixed order), so a sequence gets the same bits alone or batched.
+// chose multiplies all of its rows, so in prefill every chosen expert's weights stream once per
+// step, and in decoding only the chosen experts' bytes are read. All the chosen experts' gate
+// and up products go to the thread pool as one pass (infer::linear_rows), and their down
+// products as another, split over (expert, strip of rows) tasks: with 2 threads and 8 experts
+// of 768 rows, one pass per expert and projection would spend a step in synchronization and in
+// threads waiting on the slower one. Each row's result depends only on that row (every
+// product is row-independent and every sum has a fixed order), so a sequence gets the same
+// bits alone or batched.
 #pragma once
 
 #include "core/infer/experts.h"
@@ -30,17 +34,25 @@ public:
     // Buffers for up to max_rows rows of a model with h.moe's experts.
     MoeFeedForward(const Hparams& h, std::int64_t max_rows);
 
-    // out [n, n_embd] = the experts' mixture for each of the n rows of xn [n, n_embd].
+    // What run()'s scratch must hold beyond one row per row: every row once per chosen expert,
+    // and a product per chosen expert and projection in one pass.
+    static std::int64_t activation_rows(const Hparams& h, std::int64_t max_rows);
+    static std::int64_t products_per_pass(const Hparams& h);
+
+    // out [n, n_embd] = the experts' mixture for each of the n rows of xn [n, n_embd]; scratch
+    // made for activation_rows() and products_per_pass().
     void run(const BlockWeights& w, std::span<const float> xn, std::int64_t n, std::span<float> out,
              infer::ActivationScratch& scratch);
 
 private:
     // The assignments (row * k + j) of the batch, grouped by expert: expert e's are
-    // assignments_[expert_begin_[e], expert_begin_[e + 1]), in row order.
+    // assignments_[expert_begin_[e], expert_begin_[e + 1]), in row order; slot_ the inverse.
     void group_by_expert(std::int64_t n);
-    // One expert over its rows: each assignment's weighted output into weighted_.
-    void run_expert(const BlockWeights& w, std::int64_t expert, std::span<const float> xn,
-                    infer::ActivationScratch& scratch);
+    // Every chosen expert over its rows: assignment a's weighted output into weighted_[slot_[a]].
+    void run_experts(const BlockWeights& w, std::span<const float> xn, std::int64_t n, infer::ActivationScratch& scratch);
+    // One product per chosen expert of `experts`, over its rows of a grouped buffer (or all over
+    // row 0 when `one_row`), each output into its rows of `y` [assignments, width].
+    void add_products(const infer::ExpertLinears& experts, bool one_row, std::span<float> y, std::int64_t width);
 
     std::int64_t n_embd_, n_expert_, k_, n_ff_exp_;
     infer::ExpertGating gating_;
@@ -49,10 +61,11 @@ private:
     std::vector<infer::ExpertChoice> choices_;   // [max_rows, k]
     std::vector<std::int64_t> expert_begin_;     // [n_expert + 1]
     std::vector<std::int64_t> assignments_;      // [max_rows * k]
-    std::vector<float> inputs_;                  // [max_rows, n_embd]: one expert's rows of xn
-    std::vector<float> gate_, up_;               // [max_rows, n_ff_exp]
-    std::vector<float> down_;                    // [max_rows, n_embd]
-    std::vector<float> weighted_;                // [max_rows * k, n_embd]: w_j times expert j's output
+    std::vector<std::int64_t> slot_;             // [max_rows * k]: where assignment a sits in the grouped order
+    std::vector<infer::LinearRows> products_;    // [2 * n_expert]: one pass of linear_rows
+    std::vector<float> inputs_;                  // [max_rows * k, n_embd]: xn's rows in the grouped order
+    std::vector<float> gate_, up_;               // [max_rows * k, n_ff_exp], grouped order
+    std::vector<float> weighted_;                // [max_rows * k, n_embd]: w_j times expert j's output, grouped order
 };
 
 }  // namespace forge::llm

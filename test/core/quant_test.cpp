@@ -21,6 +21,8 @@
 #include <new>
 #include <random>
 #include <span>
+#include <utility>
+#include <vector>
 
 // Counting allocations: every operator new in this test binary goes through here; counting is
 // switched on only around the call under test.
@@ -222,6 +224,40 @@ TEST(QuantMatmul, DecodePathDoesNotAllocate) {
         g_counting = false;
         EXPECT_EQ(g_allocations.load(), 0) << dtype_name(t);
     }
+}
+
+// linear_rows (a mixture of experts' pass: each product over its own rows of one x) gives every
+// product the bits linear() gives it alone: products of one format share a pass, a change of
+// format starts another, and a product of more rows than one register tile (prefill) takes the
+// other task order.
+TEST(QuantMatmul, LinearRowsGivesEachProductTheBitsOfLinearAlone) {
+    const std::int64_t m = 16, k = 512;
+    const Tensor x = random_tensor({m, k}, 10);
+    std::vector<infer::Linear> layers;
+    for (const DType t : {DType::Q4_K, DType::Q4_K, DType::Q4_K, DType::Q6_K, DType::Q8_0, DType::Q8_0, DType::F32}) {
+        const Tensor w = quant::quantize(random_tensor({48, k}, 11 + static_cast<std::uint32_t>(layers.size()), 0.05f), t);
+        layers.push_back({w, Tensor{}, infer::InterleavedWeights::from(w, false)});
+    }
+    // (first row, rows) of each product: single rows, a run, one past a register tile, all of x.
+    const std::pair<std::int64_t, std::int64_t> rows[] = {{0, 1}, {3, 2}, {5, 11}, {15, 1}, {2, 9}, {0, 16}, {7, 3}};
+    std::vector<Tensor> outputs;
+    std::vector<infer::LinearRows> products;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        outputs.push_back(Tensor::empty({rows[i].second, 48}));
+        products.push_back({&layers[i], rows[i].first, rows[i].second, outputs.back().span<float>()});
+    }
+    infer::ActivationScratch scratch(m, k, 8);
+    infer::linear_rows(products, x.span<float>(), m, scratch);
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const auto [first, count] = rows[i];
+        Tensor alone = Tensor::empty({count, 48});
+        infer::linear(layers[i], x.span<float>().subspan(static_cast<std::size_t>(first * k), static_cast<std::size_t>(count * k)), count,
+                      alone.span<float>(), scratch);
+        EXPECT_EQ(std::memcmp(alone.raw_data(), outputs[i].raw_data(), alone.nbytes()), 0) << "product " << i;
+    }
+    // Rows past x are refused.
+    const infer::LinearRows past{&layers[0], 10, 7, outputs[0].span<float>()};
+    EXPECT_THROW(infer::linear_rows(std::span(&past, 1), x.span<float>(), m, scratch), Error);
 }
 
 TEST(QuantMatmul, RejectsMismatchedShapes) {
