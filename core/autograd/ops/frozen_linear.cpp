@@ -12,10 +12,6 @@
 namespace forge::ag {
 namespace {
 
-// Rows of W decoded at once: 128 rows of a 3072-wide matrix are 1.5 MB of f32, enough for the
-// GEMM to run at speed and small beside the activations.
-constexpr std::int64_t kTileRows = 128;
-
 // Rows [first, first + tile.size(0)) of the layer's weight as f32 into `tile`. Interleaved
 // weights are read back from their copy (the file's pages were given back at load).
 void decode_rows(const infer::Linear& layer, std::int64_t first, Tensor& tile) {
@@ -39,23 +35,26 @@ void decode_rows(const infer::Linear& layer, std::int64_t first, Tensor& tile) {
 
 }  // namespace
 
-Tensor frozen_linear_input_gradient(const infer::Linear& layer, const Tensor& dy) {
+Tensor frozen_linear_input_gradient(const infer::Linear& layer, const Tensor& dy, std::int64_t tile_rows) {
     const std::int64_t m = dy.size(0), n_out = layer.n_out(), n_in = layer.n_in();
     check(dy.rank() == 2 && dy.size(1) == n_out, "frozen_linear backward: want dy [m, {}], got {}", n_out,
           dy.shape().to_string());
     check(layer.weight.is_contiguous(), "frozen_linear: the weight must be a whole matrix, not a view");
+    check(tile_rows > 0, "frozen_linear backward: tile_rows must be positive, got {}", tile_rows);
     const Tensor g = dy.contiguous();
     Tensor dx = Tensor::zeros({m, n_in});
-    Tensor tile = Tensor::empty({kTileRows, n_in});
-    for (std::int64_t first = 0; first < n_out; first += kTileRows) {
-        const std::int64_t rows = std::min(kTileRows, n_out - first);
-        Tensor w = rows == kTileRows ? tile : tile.narrow(0, 0, rows);
+    Tensor tile = Tensor::empty({std::min(tile_rows, n_out), n_in});
+    for (std::int64_t first = 0; first < n_out; first += tile_rows) {
+        const std::int64_t rows = std::min(tile_rows, n_out - first);
+        Tensor w = rows == tile.size(0) ? tile : tile.narrow(0, 0, rows);
         decode_rows(layer, first, w);
         // dx += dy[:, first:first+rows] · W[first:first+rows, :]
         const Tensor part = forge::matmul(g.narrow(1, first, rows).contiguous(), w);
         float* acc = dx.data<float>();
         const float* add = part.data<float>();
-        for (std::int64_t i = 0; i < m * n_in; ++i) acc[i] += add[i];
+        ThreadPool::global().parallel_for(m * n_in, 1 << 14, [&](std::int64_t begin, std::int64_t end) {
+            for (std::int64_t i = begin; i < end; ++i) acc[i] += add[i];
+        });
     }
     return dx;
 }
