@@ -2,6 +2,7 @@
 
 #include "core/autograd/variable.h"
 #include "core/error.h"
+#include "core/ops/binary.h"
 #include "core/ops/matmul.h"
 #include "core/quant/quantize.h"
 #include "core/thread_pool.h"
@@ -42,7 +43,8 @@ Tensor frozen_linear_input_gradient(const infer::Linear& layer, const Tensor& dy
     check(layer.weight.is_contiguous(), "frozen_linear: the weight must be a whole matrix, not a view");
     check(tile_rows > 0, "frozen_linear backward: tile_rows must be positive, got {}", tile_rows);
     const Tensor g = dy.contiguous();
-    Tensor dx = Tensor::zeros({m, n_in});
+    if (n_out == 0) return Tensor::zeros({m, n_in});
+    Tensor dx;
     Tensor tile = Tensor::empty({std::min(tile_rows, n_out), n_in});
     for (std::int64_t first = 0; first < n_out; first += tile_rows) {
         const std::int64_t rows = std::min(tile_rows, n_out - first);
@@ -50,11 +52,7 @@ Tensor frozen_linear_input_gradient(const infer::Linear& layer, const Tensor& dy
         decode_rows(layer, first, w);
         // dx += dy[:, first:first+rows] · W[first:first+rows, :]
         const Tensor part = forge::matmul(g.narrow(1, first, rows).contiguous(), w);
-        float* acc = dx.data<float>();
-        const float* add = part.data<float>();
-        ThreadPool::global().parallel_for(m * n_in, 1 << 14, [&](std::int64_t begin, std::int64_t end) {
-            for (std::int64_t i = begin; i < end; ++i) acc[i] += add[i];
-        });
+        dx = dx.defined() ? forge::add(dx, part) : part;
     }
     return dx;
 }
