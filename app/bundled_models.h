@@ -1,8 +1,8 @@
 // The models forge ships (models/FAMILY/bundled/ in the source tree): found where `meson
 // install` puts them (DATADIR/forge/FAMILY/), else in the source tree of a build that is not
-// installed. Every model argument with a bundled default (`forge chat` and `forge serve`,
-// `forge transcribe` and `bench transcribe`, `forge nam run|info|bench`) is resolved here:
-// "default" (or none) is the bundled model, anything else a file that must exist.
+// installed. Every model argument with a bundled default (`forge chat` and `forge serve`, their
+// `--model-draft`, `forge transcribe` and `bench transcribe`, `forge nam run|info|bench`) is
+// resolved here: "default" (or none) is the bundled model, anything else a file that must exist.
 #pragma once
 
 #include <string>
@@ -15,9 +15,11 @@ struct BundledModel {
     std::string_view file;
 };
 
-// The chat model (models/llm/bundled/, MODEL_CARD.md there), the speech model (made by
+// The chat model (models/llm/bundled/, MODEL_CARD.md there) and its draft model for --spec
+// draft (`--model-draft default`, made by tools/train_draft_chat.sh), the speech model (made by
 // tools/train_default_asr.sh) and the amp (a profile of the simulated amp).
 inline constexpr BundledModel kBundledChatModel{"llm", "forge-chat.gguf"};
+inline constexpr BundledModel kBundledChatDraftModel{"llm", "forge-chat-draft.gguf"};
 inline constexpr BundledModel kBundledSpeechModel{"asr", "forge-asr.gguf"};
 inline constexpr BundledModel kBundledAmpModel{"nam", "forge-sim-amp.nam"};
 

@@ -1,11 +1,13 @@
 #include "app/speculation_flags.h"
 
+#include "app/bundled_models.h"
 #include "app/cli_checks.h"
 #include "app/text_file.h"
 #include "core/error.h"
 
 #include <fmt/format.h>
 
+#include <filesystem>
 
 namespace forge::app {
 
@@ -23,14 +25,25 @@ void add_speculation_flags(CLI::App& command, SpeculationFlags& flags) {
     command
         .add_option("--model-draft", flags.model_draft,
                     "A smaller GGUF model with the same vocabulary (often the model's own lower-bit file) that "
-                    "guesses for --spec draft")
-        ->check(input_file());
+                    "guesses for --spec draft, or 'default': the bundled chat model's draft");
     command
         .add_option("--draft-min-p", flags.draft_min_p,
                     "With --spec draft: stop a draft when the draft model's most likely token is less likely than "
                     "this (default 0: draft up to --draft-max; llama.cpp's --draft-p-min)")
         ->check(CLI::Range(0.0f, 1.0f));
 }
+
+namespace {
+
+// The --model-draft file: the one given, or ("default") the draft model bundled for the bundled
+// chat model (models/llm/bundled/forge-chat-draft.gguf, made by tools/train_draft_chat.sh).
+std::string draft_model_path(const std::string& argument) {
+    if (argument == "default") return resolve_model(argument, kBundledChatDraftModel);
+    check(std::filesystem::is_regular_file(argument), "--model-draft {}: no such model file", argument);
+    return argument;
+}
+
+}  // namespace
 
 llm::SpeculationOptions speculation_options(const SpeculationFlags& flags) {
     llm::SpeculationOptions options;
@@ -45,7 +58,7 @@ llm::SpeculationOptions speculation_options(const SpeculationFlags& flags) {
     check(!flags.model_draft || options.mode == llm::SpecMode::Draft, "--model-draft {} needs --spec draft, not --spec {}",
           flags.model_draft.value_or(""), flags.spec.value_or("off"));
     check(options.mode != llm::SpecMode::Draft || flags.model_draft, "--spec draft needs --model-draft SMALL.gguf");
-    if (flags.model_draft) options.draft_model = llm::DraftModel::load(*flags.model_draft);
+    if (flags.model_draft) options.draft_model = llm::DraftModel::load(draft_model_path(*flags.model_draft));
     return options;
 }
 

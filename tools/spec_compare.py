@@ -4,7 +4,10 @@ binary, tools/spec_node_llama_cpp.mjs) on the same model pair and the same promp
 --gen tokens, in paired rounds (each round runs every mode on forge, then on node, so both see
 the same machine state). Each engine runs as its users run it: `forge chat --raw` and
 node-llama-cpp's LlamaCompletion; both report the decode rate only (model loading and the
-prompt's evaluation are not counted).
+prompt's evaluation are not counted). With --chat the prompt text is a user message, put in the
+target's chat template by each engine (`forge chat` without --raw; node-llama-cpp's
+JinjaTemplateChatWrapper over the GGUF's tokenizer.chat_template): the way to measure a chat
+model, whose answers end at its end-of-turn token.
 
 Modes:
   off          plain greedy decoding
@@ -22,7 +25,7 @@ node (the median of the rounds' ratios) and whether each engine's text equals it
 
   /usr/bin/python3 tools/spec_compare.py --forge build/app/forge --target T-f16.gguf \\
       --draft T-q8_0.gguf --prompt-text "The history of ..." [--kit /tmp/llm-oracles] \\
-      [--gen 128] [--threads 2] [--rounds 3] [--modes off,lookup,lookup-file,draft]
+      [--gen 128] [--threads 2] [--rounds 3] [--modes off,lookup,lookup-file,draft] [--chat]
 """
 import argparse
 import json
@@ -40,7 +43,7 @@ SPEED_LINE = re.compile(r"generation: (\d+) tokens, ([\d.]+) tok/s"
 
 
 def forge_command(a, mode):
-    cmd = [a.forge, "chat", a.target, "--raw", "-p", a.prompt_text, "--temp", "0", "-n", str(a.gen),
+    cmd = [a.forge, "chat", a.target, *([] if a.chat else ["--raw"]), "-p", a.prompt_text, "--temp", "0", "-n", str(a.gen),
            "--threads", str(a.threads), "--draft-max", str(a.draft_max)]
     extra = {"off": ["--spec", "off"], "lookup": ["--spec", "lookup"], "lookup-file": ["--lookup-file", a.lookup_file],
              "draft": ["--spec", "draft", "--model-draft", a.draft or ""]}
@@ -60,6 +63,7 @@ def forge_run(a, mode):
 def node_command(a, mode):
     cmd = ["node", str(HERE / "spec_node_llama_cpp.mjs"), "--kit", a.kit, "--model", a.target, "--prompt-text",
            a.prompt_text, "--gen", str(a.gen), "--threads", str(a.threads), "--draft-max", str(a.draft_max)]
+    cmd += ["--chat"] if a.chat else []
     extra = {"off": [], "lookup": ["--lookup"], "lookup-file": ["--lookup", "--lookup-file", a.lookup_file],
              "draft": ["--draft", a.draft or "", "--min-tokens", str(a.node_min_tokens)]
              + (["--min-confidence", str(a.node_min_confidence)] if a.node_min_confidence is not None else [])}
@@ -84,6 +88,8 @@ def main():
     ap.add_argument("--target", required=True)
     ap.add_argument("--draft", help="the draft model (mode draft)")
     ap.add_argument("--prompt-text", required=True)
+    ap.add_argument("--chat", action="store_true",
+                    help="the prompt text is a user message, put in the target's chat template by both engines")
     ap.add_argument("--lookup-file", help="the reference for mode lookup-file (default: forge's plain continuation)")
     ap.add_argument("--kit", default="/tmp/llm-oracles")
     ap.add_argument("--gen", type=int, default=128)
@@ -113,6 +119,11 @@ def main():
             print(f"round {r + 1} {m:11}: forge {f['tok_s']:7.2f} tok/s ({f['accepted']}/{f['drafted']}), "
                   f"node-llama-cpp {n['tok_s']:7.2f} tok/s ({n['accepted']}/{n['drafted']})", flush=True)
     med = statistics.median
+    if "off" in rounds:
+        forge_text, node_text = rounds["off"][0][0]["text"], rounds["off"][0][1]["text"]
+        same = forge_text.rstrip("\n") == node_text.rstrip("\n")
+        print(f"plain text: forge {len(forge_text)} chars, node-llama-cpp {len(node_text)}: "
+              f"{'the same' if same else 'DIFFERENT'}")
     plain = [med(pair[i]["tok_s"] for pair in rounds["off"]) for i in (0, 1)] if "off" in rounds else None
     plain_text = [rounds["off"][0][i]["text"] for i in (0, 1)] if "off" in rounds else None
     print(f"\n| mode | forge tok/s | forge acceptance | forge tokens/pass | node tok/s | node acceptance "

@@ -10,20 +10,24 @@
 //                             tokens (it never searches the generated text)
 //   --lookup --lookup-file F  the same, with F's tokens after the prompt's in what it searches:
 //                             the reference forge's --lookup-file gives forge
+//   --chat                    the prompt text is a user message: rendered by the model's own
+//                             chat template (tokenizer.chat_template, node-llama-cpp's
+//                             JinjaTemplateChatWrapper) into the text LlamaCompletion continues,
+//                             as `forge chat` without --raw renders it
 // Prints one JSON line: the median decode tokens/s over --reps runs after a short warm-up (the
 // tokens after the first chunk over the time since that chunk came: loading and the prompt's
 // evaluation are not counted), the tokens generated, the predictions validated and refuted
 // (sequence.tokenPredictions) and the text of the last run.
 //
 //   node tools/spec_node_llama_cpp.mjs --kit /tmp/llm-oracles --model T.gguf --prompt-text "..."
-//        [--draft D.gguf [--min-confidence 0.6] | --lookup [--lookup-file F]] [--gen 128]
+//        [--draft D.gguf [--min-confidence 0.6] | --lookup [--lookup-file F]] [--chat] [--gen 128]
 //        [--draft-max 16] [--threads 2] [--reps 1] [--ctx 2048]
 import fs from "node:fs";
 import path from "node:path";
 import {pathToFileURL} from "node:url";
 
 function parse(argv) {
-    const o = {kit: "/tmp/llm-oracles", model: "", draft: "", lookup: false, lookupFile: "", promptText: "", gen: 128,
+    const o = {kit: "/tmp/llm-oracles", model: "", draft: "", lookup: false, lookupFile: "", chat: false, promptText: "", gen: 128,
                draftMax: 16, lookupMax: 3, minTokens: 0, minConfidence: -1, threads: 2, reps: 1, ctx: 2048};
     for (let i = 0; i < argv.length; i++) {
         const key = argv[i].replace(/^--/, "").replace(/-(.)/g, (_, c) => c.toUpperCase());
@@ -71,13 +75,23 @@ if (o.draft) {
         ? new ReferenceLookupPredictor(model.tokenize(fs.readFileSync(o.lookupFile, "utf8")), options)
         : new nlc.InputLookupTokenPredictor(options);
 }
+// --chat: the user message in the model's chat template, ready for the assistant's answer.
+function chatPrompt(message) {
+    const template = model.fileInfo.metadata?.tokenizer?.chat_template;
+    if (!template) throw new Error(`--chat: ${o.model} has no tokenizer.chat_template`);
+    const wrapper = new nlc.JinjaTemplateChatWrapper({template});
+    const history = [{type: "user", text: message}, {type: "model", response: []}];
+    return wrapper.generateContextState({chatHistory: history}).contextText;
+}
+const prompt = o.chat ? chatPrompt(o.promptText) : o.promptText;
+
 const sequence = context.getSequence(predictor ? {tokenPredictor: predictor} : undefined);
 const completion = new nlc.LlamaCompletion({contextSequence: sequence});
 
 async function run(maxTokens) {
     await sequence.clearHistory();
     let count = 0, firstChunk = 0, first = 0, last = 0;
-    const text = await completion.generateCompletion(o.promptText, {
+    const text = await completion.generateCompletion(prompt, {
         maxTokens, temperature: 0, repeatPenalty: false,
         onToken(tokens) {
             last = performance.now();
