@@ -1,7 +1,7 @@
 // `forge train lora --model BASE.gguf --data chat.jsonl | --text FILE [--val-data FILE]
 // [--rank 16] [--alpha 32] [--targets q,k,v,o,gate,up,down] [--dropout P] [--lr R]
 // [--epochs N | --steps N] [--warmup-ratio F] [--warmdown-ratio F] [--final-lr-frac F]
-// [--seq-len T] [--batch B] [--out DIR] [--resume] [--json]`:
+// [--seq-len T] [--batch B] [--checkpointing full|matmuls|off] [--out DIR] [--resume] [--json]`:
 // LoRA fine-tuning of a downloaded llama-family GGUF whose weights stay frozen in their
 // file's format (models/llm/lora/lora_trainer.h); writes DIR/adapter.gguf in llama.cpp's
 // LoRA format, with the checkpoints, log.jsonl, resume, Ctrl-C, learning-rate schedule and
@@ -27,6 +27,7 @@ namespace {
 struct LoraCli {
     llm::lora::LoraTrainConfig config;
     std::string model, data, text, val_data, targets = "q,k,v,o,gate,up,down", out = "lora-run";
+    std::string checkpointing = "matmuls";
     bool json = false;
     bool force = false;
 };
@@ -69,6 +70,7 @@ int run_train_lora(LoraCli& cli) {
     c.val_data = cli.val_data;
     c.out_dir = cli.out;
     c.lora.targets = llm::lora::parse_targets(cli.targets);
+    c.lora.checkpointing = llm::lora::parse_checkpointing(cli.checkpointing);
     check_not_finished(cli.out, c.resume, cli.force, "adapter.gguf");
     return run_data_parallel([&](distributed::Communicator& world) { return train_and_print(cli, world); });
 }
@@ -117,6 +119,10 @@ void add_train_lora_command(CLI::App& train, CommandTable& commands) {
         ->capture_default_str()->check(CLI::Range(std::int64_t{1}, gpt::kMaxBatch));
     lora->add_option("--micro-batch", c.micro_batch, "Rows per forward/backward (divides each rank's share of --batch)")
         ->capture_default_str()->check(CLI::Range(std::int64_t{1}, gpt::kMaxBatch));
+    lora->add_option("--checkpointing", cli->checkpointing,
+                     "What the backward recomputes: full (each block: least memory), matmuls (all but the base's "
+                     "products), off (nothing: most memory); the same results")
+        ->capture_default_str()->check(CLI::IsMember({"full", "matmuls", "off"}));
     lora->add_option("--seed", c.lora.seed, "Seed of A's initialisation, the data order and dropout")->capture_default_str();
     lora->add_option("--eval-every", c.eval_every, "Steps between validations")->capture_default_str()->check(steps_range);
     lora->add_option("--checkpoint-every", c.checkpoint_every, "Steps between checkpoints")

@@ -77,7 +77,8 @@ TEST(TrainLoraCli, BadFlagsAreUsageErrors) {
     for (const std::string& args : {model + text + " --targets q,x", model, model + text + " --batch 4 --micro-batch 3",
                                     model + text + " --rank 0", model + text + " --dropout 1.5",
                                     model + text + " --warmup-ratio 1.5", model + text + " --final-lr-frac nan",
-                                    model + text + " --warmup-ratio 0.6 --warmdown-ratio 0.6"}) {
+                                    model + text + " --warmup-ratio 0.6 --warmdown-ratio 0.6",
+                                    model + text + " --checkpointing some"}) {
         const ForgeRun run = test::run_forge("train lora" + args + " --out " + quoted(scratch("bad").string()));
         EXPECT_EQ(run.status, 2) << args << "\n" << run.err;
         EXPECT_THAT(run.err, HasSubstr("forge: error:")) << args;

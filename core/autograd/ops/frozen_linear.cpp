@@ -57,22 +57,47 @@ Tensor frozen_linear_input_gradient(const infer::Linear& layer, const Tensor& dy
     return dx;
 }
 
-Tensor frozen_linear(const Tensor& x, const infer::Linear& layer) {
-    const std::int64_t n_in = layer.n_in();
-    check(x.dtype() == DType::F32 && x.rank() >= 1 && x.size(x.rank() - 1) == n_in,
-          "frozen_linear: want f32 x [..., {}], got {} {}", n_in, dtype_name(x.dtype()), x.shape().to_string());
-    const Tensor xc = x.contiguous();
-    const std::int64_t m = xc.numel() / n_in;
-    Shape out_shape = x.shape();
-    out_shape[out_shape.rank() - 1] = layer.n_out();
-    Tensor y = Tensor::empty(out_shape);
-    infer::ActivationScratch scratch(m, n_in);
-    infer::linear(layer, xc.span<float>(), m, y.span<float>(), scratch);
+namespace {
+
+void check_input(const Tensor& x, const infer::Linear& layer) {
+    check(x.dtype() == DType::F32 && x.rank() >= 1 && x.size(x.rank() - 1) == layer.n_in(),
+          "frozen_linear: want f32 x [..., {}], got {} {}", layer.n_in(), dtype_name(x.dtype()), x.shape().to_string());
+}
+
+Shape output_shape(const Tensor& x, const infer::Linear& layer) {
+    Shape out = x.shape();
+    out[out.rank() - 1] = layer.n_out();
+    return out;
+}
+
+// y as the output of x's frozen_linear: the backward gives x the gradient dy · W.
+Tensor record_input_gradient(const Tensor& x, const infer::Linear& layer, const Tensor& y) {
     if (!any_requires_grad({&x})) return y;
+    const std::int64_t m = x.numel() / layer.n_in();
     return record("frozen_linear", y, {&x}, [layer, in_shape = x.shape(), m](const Tensor& g, InputMask) {
         const Tensor dy = g.contiguous().reshape(Shape{m, layer.n_out()});
         return std::vector<Tensor>{frozen_linear_input_gradient(layer, dy).reshape(in_shape)};
     });
+}
+
+}  // namespace
+
+Tensor frozen_linear(const Tensor& x, const infer::Linear& layer) {
+    check_input(x, layer);
+    const Tensor xc = x.contiguous();
+    const std::int64_t m = xc.numel() / layer.n_in();
+    Tensor y = Tensor::empty(output_shape(x, layer));
+    infer::ActivationScratch scratch(m, layer.n_in());
+    infer::linear(layer, xc.span<float>(), m, y.span<float>(), scratch);
+    return record_input_gradient(x, layer, y);
+}
+
+Tensor frozen_linear(const Tensor& x, const infer::Linear& layer, const Tensor& product) {
+    check_input(x, layer);
+    check(product.dtype() == DType::F32 && product.shape() == output_shape(x, layer),
+          "frozen_linear: a kept product must be f32 {}, got {} {}", output_shape(x, layer).to_string(),
+          dtype_name(product.dtype()), product.shape().to_string());
+    return record_input_gradient(x, layer, detach(product));
 }
 
 }  // namespace forge::ag

@@ -17,6 +17,12 @@ namespace forge::ag {
 // x [..., n_in] f32 -> [..., n_out]. Differentiable in x only.
 Tensor frozen_linear(const Tensor& x, const infer::Linear& layer);
 
+// The same op when its product is already known: `product` must be what
+// frozen_linear(x, layer) returned for these very values of x (kept from an earlier pass, as
+// activation recomputation does: models/llm/lora/). It is returned as the output, with x's
+// gradient recorded as above, and the multiply is not run again.
+Tensor frozen_linear(const Tensor& x, const infer::Linear& layer, const Tensor& product);
+
 // Rows of W decoded at once. Each tile is one GEMM over k = its rows plus one pass adding its
 // product into dx, so small tiles cost GEMM efficiency and passes over dx; 512 rows of a
 // 3072-wide matrix are 6 MB of f32, still small beside the activations of a training step

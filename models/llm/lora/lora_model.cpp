@@ -2,6 +2,7 @@
 
 #include "core/autograd/ag.h"
 #include "core/autograd/ops/frozen_linear.h"
+#include "core/autograd/grad_mode.h"
 #include "core/autograd/ops/recompute.h"
 #include "core/error.h"
 #include "core/quant/quantize.h"
@@ -12,6 +13,8 @@
 
 #include <array>
 #include <cmath>
+#include <memory>
+#include <utility>
 
 namespace forge::llm::lora {
 namespace {
@@ -61,6 +64,22 @@ const infer::Linear& matrix(const BlockWeights& w, Target t) {
 }
 
 }  // namespace
+
+Checkpointing parse_checkpointing(std::string_view name) {
+    if (name == "full") return Checkpointing::Full;
+    if (name == "matmuls") return Checkpointing::Matmuls;
+    if (name == "off") return Checkpointing::Off;
+    fail("'{}' is not a checkpointing mode (give full, matmuls or off)", name);
+}
+
+std::string_view checkpointing_name(Checkpointing c) {
+    switch (c) {
+        case Checkpointing::Full: return "full";
+        case Checkpointing::Matmuls: return "matmuls";
+        case Checkpointing::Off: return "off";
+    }
+    fail("unknown checkpointing mode");
+}
 
 std::vector<Target> parse_targets(std::string_view list) {
     std::vector<Target> out;
@@ -130,8 +149,15 @@ LoraModel::Factors LoraModel::unflatten(std::span<const Tensor> flat) const {
 }
 
 Tensor LoraModel::adapted(const infer::Linear& base, const Factors& f, Target t, const Tensor& x, std::uint64_t key,
-                          bool training) const {
-    const Tensor y = ag::frozen_linear(x, base);
+                          bool training, Products* products) const {
+    Tensor y;
+    Tensor* kept = products ? &(*products)[static_cast<std::size_t>(t)] : nullptr;
+    if (kept && kept->defined()) {
+        y = ag::frozen_linear(x, base, std::exchange(*kept, Tensor{}));  // the recomputation: x is the forward's x
+    } else {
+        y = ag::frozen_linear(x, base);
+        if (kept) *kept = y;
+    }
     const Tensor& a = f.a[static_cast<std::size_t>(t)];
     if (!a.defined()) return y;
     const float p = training ? settings_.dropout : 0.0f;
@@ -165,15 +191,16 @@ Tensor LoraModel::embed(const Tensor& ids) const {
     return x;
 }
 
-Tensor LoraModel::block(std::int64_t layer, const Tensor& x, const Factors& f, std::uint64_t key, bool training) const {
+Tensor LoraModel::block(std::int64_t layer, const Tensor& x, const Factors& f, std::uint64_t key, bool training,
+                        Products* products) const {
     const Hparams& h = hparams_;
     const BlockWeights& w = weights_.blocks[static_cast<std::size_t>(layer)];
     const std::int64_t b = x.size(0), t = x.size(1);
     // Attention: q, k, v of rmsnorm(x), qwen3's per-head norms, RoPE, causal GQA, output projection.
     const Tensor xn = ag::rmsnorm(x, w.attn_norm, h.rms_eps);
-    Tensor q = ag::reshape(adapted(w.wq, f, Target::Q, xn, key, training), Shape{b, t, h.n_head, h.head_dim});
-    Tensor k = ag::reshape(adapted(w.wk, f, Target::K, xn, key, training), Shape{b, t, h.n_head_kv, h.head_dim});
-    const Tensor v = ag::reshape(adapted(w.wv, f, Target::V, xn, key, training), Shape{b, t, h.n_head_kv, h.head_dim});
+    Tensor q = ag::reshape(adapted(w.wq, f, Target::Q, xn, key, training, products), Shape{b, t, h.n_head, h.head_dim});
+    Tensor k = ag::reshape(adapted(w.wk, f, Target::K, xn, key, training, products), Shape{b, t, h.n_head_kv, h.head_dim});
+    const Tensor v = ag::reshape(adapted(w.wv, f, Target::V, xn, key, training, products), Shape{b, t, h.n_head_kv, h.head_dim});
     if (h.qk_norm) {
         q = ag::rmsnorm(q, w.q_norm, h.rms_eps);
         k = ag::rmsnorm(k, w.k_norm, h.rms_eps);
@@ -181,25 +208,33 @@ Tensor LoraModel::block(std::int64_t layer, const Tensor& x, const Factors& f, s
     const RopeConfig rope{.n_rot = h.rope.n_rot, .theta_base = h.rope.theta_base, .freq_scale = h.rope.freq_scale,
                           .mode = h.rope.mode};
     const Tensor mixed = nn::causal_self_attention(q, k, v, rope, h.rotates(layer));
-    const Tensor mid = ag::add(x, adapted(w.wo, f, Target::O, mixed, key, training));
+    const Tensor mid = ag::add(x, adapted(w.wo, f, Target::O, mixed, key, training, products));
     // SwiGLU feed-forward of rmsnorm(mid).
     const Tensor hn = ag::rmsnorm(mid, w.ffn_norm, h.rms_eps);
-    const Tensor gate = adapted(w.ffn_gate, f, Target::Gate, hn, key, training);
-    const Tensor up = adapted(w.ffn_up, f, Target::Up, hn, key, training);
-    return ag::add(mid, adapted(w.ffn_down, f, Target::Down, ag::mul(ag::silu(gate), up), key, training));
+    const Tensor gate = adapted(w.ffn_gate, f, Target::Gate, hn, key, training, products);
+    const Tensor up = adapted(w.ffn_up, f, Target::Up, hn, key, training, products);
+    return ag::add(mid, adapted(w.ffn_down, f, Target::Down, ag::mul(ag::silu(gate), up), key, training, products));
 }
 
 Tensor LoraModel::forward(const Tensor& ids, std::uint64_t dropout_key, bool training) const {
     check(ids.rank() == 2 && ids.dtype() == DType::I32, "LoRA model input: want i32 ids [B, T], got {} {}",
           dtype_name(ids.dtype()), ids.shape().to_string());
     Tensor x = embed(ids);
+    const Checkpointing mode = ag::grad_enabled() ? settings_.checkpointing : Checkpointing::Full;
     for (std::int64_t layer = 0; layer < hparams_.n_layer; ++layer) {
         const std::uint64_t key = random::stream_key(dropout_key, static_cast<std::uint64_t>(layer));
-        std::vector<Tensor> inputs = flatten(factors_[static_cast<std::size_t>(layer)]);
+        const Factors& factors = factors_[static_cast<std::size_t>(layer)];
+        if (mode == Checkpointing::Off) {
+            x = block(layer, x, factors, key, training, nullptr);
+            continue;
+        }
+        std::vector<Tensor> inputs = flatten(factors);
         inputs.insert(inputs.begin(), x);
+        // Matmuls: the forward pass fills the products, the backward's recomputation takes them.
+        auto products = mode == Checkpointing::Matmuls ? std::make_shared<Products>() : nullptr;
         x = ag::recompute(
-            [this, layer, key, training](std::span<const Tensor> in) {
-                return block(layer, in[0], unflatten(in.subspan(1)), key, training);
+            [this, layer, key, training, products](std::span<const Tensor> in) {
+                return block(layer, in[0], unflatten(in.subspan(1)), key, training, products.get());
             },
             std::move(inputs));
     }

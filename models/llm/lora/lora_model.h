@@ -11,7 +11,8 @@
 // Only A and B are parameters, named as the adapter file names them
 // ("blk.N.attn_q.weight.lora_a"), so a checkpoint is also an adapter. With gradients each block
 // is recomputed in the backward pass (ag::recompute) rather than keeping its activations, so
-// training memory is the weights, one block's activations, the block inputs and the logits.
+// training memory is the weights, one block's activations, the block inputs and the logits;
+// how much of a block is kept instead is LoraSettings::checkpointing.
 #pragma once
 
 #include "core/gguf/gguf_file.h"
@@ -39,12 +40,26 @@ enum class Target { Q, K, V, O, Gate, Up, Down };
 std::vector<Target> parse_targets(std::string_view list);
 std::string target_names(const std::vector<Target>& targets);  // back to "q,k,v"
 
+// What the backward pass recomputes of each block (activation checkpointing, as torch's
+// checkpoint and its selective policies). The three compute the same values bit for bit: a
+// recomputation runs the same ops on the same inputs; they differ in memory and time only.
+enum class Checkpointing {
+    Full,      // each block run again whole in the backward: memory holds the block inputs only
+    Matmuls,   // the base's products kept (12 of 29 values per token in a qwen3 block), the rest run
+               // again: the quantized multiplies, most of a block's time, run once
+    Off,       // every activation kept, nothing run again (about 2.5x Full's memory for the blocks)
+};
+// "full", "matmuls", "off" <-> Checkpointing (an unknown name is an error naming it).
+Checkpointing parse_checkpointing(std::string_view name);
+std::string_view checkpointing_name(Checkpointing c);
+
 struct LoraSettings {
     std::vector<Target> targets{Target::Q, Target::K, Target::V, Target::O, Target::Gate, Target::Up, Target::Down};
     std::int64_t rank = 16;
     float alpha = 32.0f;
     float dropout = 0.0f;  // on the adapter's input only, as peft's lora_dropout
     std::uint64_t seed = 0;  // A's initial values (per name) and the dropout masks
+    Checkpointing checkpointing = Checkpointing::Matmuls;
 };
 
 class LoraModel {
@@ -72,12 +87,18 @@ private:
         std::array<Tensor, 7> a, b;
     };
 
+    // The base's products W x (+ bias) of one block, by Target, kept by the forward pass for the
+    // recomputation (Checkpointing::Matmuls); each is handed over once.
+    using Products = std::array<Tensor, 7>;
+
     // x -> x + attention(x) -> + feed_forward: one block, with the factors given (during the
-    // backward pass they are the recomputation's own leaves, ag::recompute).
-    Tensor block(std::int64_t layer, const Tensor& x, const Factors& f, std::uint64_t key, bool training) const;
+    // backward pass they are the recomputation's own leaves, ag::recompute). With `products`,
+    // each base product is taken from it where it holds one, else computed and put there.
+    Tensor block(std::int64_t layer, const Tensor& x, const Factors& f, std::uint64_t key, bool training,
+                 Products* products) const;
     // W x (+ bias) + (alpha / r) B (A dropout(x)) for matrix t of a block.
     Tensor adapted(const infer::Linear& base, const Factors& f, Target t, const Tensor& x, std::uint64_t key,
-                   bool training) const;
+                   bool training, Products* products) const;
     // The defined factors of a block in Target order, a before b, and back.
     std::vector<Tensor> flatten(const Factors& f) const;
     Factors unflatten(std::span<const Tensor> flat) const;
