@@ -9,7 +9,8 @@ usage: /usr/bin/python3 tools/llm_goldens/gemma3_reference.py --kit /tmp/llm-ora
 It prints, for each logits file given, max|a - b| / max|b| against three references:
   exact     GELU's tanh form in float64;
   f16-table GELU as ggml's CPU backend computes it for f32 inputs (GGML_GELU_FP16): the input
-            rounded to f16, its GELU (float32 tanhf) rounded to f16, 0 at or below -10, x at 10;
+            rounded to f16 and looked up in ggml's own table (--table, dumped from llama.cpp by
+            ggml_gelu_table.py), 0 at or below -10, x itself at or above 10;
 and, first, how far each reference moves when every GELU input is multiplied by
 1 + N(0, 1) * 2^-JITTER (default 22: a few float32 roundings, what adding the same products in
 another order does). With the f16 table that distance is the floor no float32 engine can beat:
@@ -50,14 +51,23 @@ def gelu_exact(x):
     return 0.5 * x * (1.0 + np.tanh(GELU_C * x * (1.0 + 0.044715 * x * x)))
 
 
-def gelu_f16_table(x):
+def f16_table_gelu(table):
+    def gelu(x):
+        x32 = x.astype(np.float32)
+        y = table[x32.astype(np.float16).view(np.uint16)].view(np.float16).astype(np.float64)
+        y = np.where(x32 <= -10.0, 0.0, y)
+        return np.where(x32 >= 10.0, x32.astype(np.float64), y)
+    return gelu
+
+
+def distance_to_f16_tie(x):
+    """Per row, the smallest relative distance of a value from a midpoint between two f16 values
+    (where rounding to f16 flips): below float32's 6e-8, float32 rounding decides the side."""
     x32 = x.astype(np.float32)
-    h = x32.astype(np.float16).astype(np.float32)
-    c = np.float32(GELU_C)
-    table = (np.float32(0.5) * h * (np.float32(1) + np.tanh(c * h * (np.float32(1) + np.float32(0.044715) * h * h))))
-    y = table.astype(np.float16).astype(np.float64)
-    y = np.where(x32 <= -10.0, 0.0, y)
-    return np.where(x32 >= 10.0, x32.astype(np.float64), y)
+    h = x32.astype(np.float16)
+    other = np.where(x32 > h.astype(np.float32), np.nextafter(h, np.float16(np.inf)), np.nextafter(h, np.float16(-np.inf)))
+    midpoint = (h.astype(np.float64) + other.astype(np.float64)) / 2
+    return (np.abs(x - midpoint) / np.maximum(np.abs(x), 1e-30)).min(axis=1)
 
 
 def forward(r, tokens, gelu):
@@ -106,6 +116,8 @@ def main():
     ap.add_argument("--kit", default="/tmp/llm-oracles", help="the oracle kit (for gguf_io.py)")
     ap.add_argument("--model", required=True)
     ap.add_argument("--json", required=True, help="a golden .json (its eval_tokens are the prompt)")
+    ap.add_argument("--table", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test", "data", "llm",
+                                                    "ggml_gelu_f16_table.u16"), help="ggml's GELU table (65536 f16)")
     ap.add_argument("--compare", nargs="*", default=[], help="NAME=file.f32: logits [positions, n_vocab]")
     ap.add_argument("--jitter", type=int, default=22, help="GELU inputs times 1 + N(0,1) * 2^-JITTER")
     ap.add_argument("--seed", type=int, default=0)
@@ -116,17 +128,24 @@ def main():
     r = G.GGUFReader(a.model)
     with open(a.json) as f:
         tokens = json.load(f)["eval_tokens"]
-    gelus = {"exact": gelu_exact, "f16-table": gelu_f16_table}
+    window = int(r.kv["gemma3.attention.sliding_window"])
+    gelus = {"exact": gelu_exact, "f16-table": f16_table_gelu(np.fromfile(a.table, dtype="<u2"))}
     refs = {name: forward(r, tokens, gelu) for name, gelu in gelus.items()}
     rng = np.random.default_rng(a.seed)
     for name, gelu in gelus.items():
         jittered = forward(r, tokens, lambda x: gelu(x * (1.0 + rng.standard_normal(x.shape) * 2.0 ** -a.jitter)))
         print(f"{name} with jittered GELU inputs vs {name}: {relative(jittered, refs[name]):.3g}")
     print(f"f16-table vs exact: {relative(refs['f16-table'], refs['exact']):.3g}")
+    ties = []
+    forward(r, tokens, lambda x: ties.append(distance_to_f16_tie(x)) or gelus["f16-table"](x))
+    print("GELU input nearest an f16 rounding midpoint, relative distance per position (min over layers):")
+    print("  " + " ".join(f"{p}:{d:.1e}" for p, d in enumerate(np.min(ties, axis=0))))
     for spec in a.compare:
         name, path = spec.split("=", 1)
         logits = np.fromfile(path, dtype=np.float32).astype(np.float64).reshape(len(tokens), -1)
-        print(f"{name}: " + ", ".join(f"vs {k} {relative(logits, v):.3g}" for k, v in refs.items()))
+        print(f"{name}: " + ", ".join(f"vs {k} {relative(logits, v):.3g}" for k, v in refs.items()) +
+              f"; positions 0-{window - 1}: " +
+              ", ".join(f"vs {k} {relative(logits[:window], v[:window]):.3g}" for k, v in refs.items()))
     return 0
 
 
