@@ -223,8 +223,13 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
         OllamaRequest request = parse_ollama_request(endpoint, body, limits);
         if (request.load_only) return send_ollama(res, 200, ollama_loaded(meta));
         CompletionRequest& c = request.completion;
-        if (c.chat.enable_thinking == true && !template_thinks(e.format.chat_template()))
+        const bool thinks = template_thinks(e.format.chat_template());
+        if (c.chat.enable_thinking == true && !thinks)
             throw invalid_request(fmt::format("\"{}\" does not support thinking", meta.model), "think");
+        // Ollama's default for a model that thinks is think: true (told to the template, the
+        // thinking returned apart). With think: false what the model still writes stays in the
+        // content; raw prompts have no template and are never split.
+        if (thinks && !c.chat.enable_thinking && c.endpoint == Endpoint::ChatCompletions) c.chat.enable_thinking = true;
         if (c.grammar) c.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(c.grammar, e.vocabulary);
         const bool thinking = c.chat.enable_thinking == true || llm::tool_calls::is_harmony_template(e.format.chat_template());
         const llm::AnswerFormat format = llm::answer_format(e.format.chat_template(), thinking);

@@ -209,6 +209,9 @@ void translate_common(const json& body, json& openai) {
         if (!think->is_boolean()) throw wrong_type("think", "a boolean");
         openai["chat_template_kwargs"] = {{"enable_thinking", *think}};
     }
+    // llama-server's `grammar` (GBNF), a forge extension as on /v1/chat/completions; Ollama's own
+    // constraint is `format`.
+    if (const json* grammar = field(body, "grammar")) openai["grammar"] = *grammar;
     if (const json* keep_alive = field(body, "keep_alive"); keep_alive != nullptr && !keep_alive->is_string() && !keep_alive->is_number())
         throw wrong_type("keep_alive", "a duration (\"5m\", or seconds as a number)");
 }
@@ -268,6 +271,8 @@ OllamaRequest parse_ollama_request(OllamaEndpoint endpoint, const json& body, co
         // One grammar per answer, as on /v1/chat/completions: a format and a call cannot both be enforced.
         if (r.completion.parse_tool_calls && *format != "")
             throw unsupported("format", "a format together with tools (leave out one of them)");
+        if (r.completion.grammar && *format != "")
+            throw invalid_request("'format' and 'grammar' both constrain the answer: send one of them", "format");
         r.completion.grammar = format_grammar(*format, limits.grammars);
     }
     return r;

@@ -7,7 +7,10 @@
 //              tool_name), tools, format, options, stream (default true), think, keep_alive;
 //              and tool_choice (a forge extension, OpenAI's values; Ollama's is always "auto")
 //   generate:  prompt, system, raw, format, options, stream, think, keep_alive, context
+//   think:     true / false -> the template's enable_thinking; left out, a model that thinks
+//              thinks (Ollama's default), its thinking returned apart (ollama_api.cpp)
 //   format:    "json" (any JSON object) or a JSON schema -> the grammar engine
+//   grammar:   both routes, a forge extension: llama-server's GBNF field (not with format)
 //   options:   temperature, top_p, top_k, min_p, seed, num_predict, stop, num_ctx,
 //              repeat_penalty, presence_penalty, frequency_penalty; any other option is ignored
 //              (logged), as Ollama ignores options it does not know.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 namespace forge::infer {
 
@@ -44,10 +45,32 @@ void gelu_rows(std::span<float> x) {
 
 namespace {
 
-// GELU through ggml's f16 table (ggml_vec_geglu_f32 with GGML_GELU_FP16): x rounded to f16,
-// its GELU rounded to f16; 0 at or below -10, x itself at or above 10. A stack chunk at a time.
+// ggml's GELU table, as ggml_cpu_init fills it: for every f16 value x, GELU's tanh form in
+// float, 0.5 x (1 + tanhf(sqrt(2/pi) x (1 + 0.044715 x^2))), rounded to f16, with the inner
+// 1 + 0.044715 x^2 fused as llama.cpp's FMA builds compile it. In the negative tail 1 + tanh
+// loses digits to cancellation (the kernels' sigmoid form does not), so 274 entries in
+// (-10, 10) differ from that form's: llama.cpp reads these, so forge reads the same ones
+// (docs/LLM.md, "Gemma 3 parity"; test/core/infer/geglu_test.cpp checks every entry).
+const std::vector<std::uint16_t>& ggml_gelu_table() {
+    static const std::vector<std::uint16_t> table = [] {
+        constexpr std::size_t kEntries = std::size_t{1} << 16;
+        std::vector<std::uint16_t> bits(kEntries);
+        for (std::size_t i = 0; i < kEntries; ++i) bits[i] = static_cast<std::uint16_t>(i);
+        std::vector<float> x(kEntries);
+        kernels::active::f16_to_f32(std::span<const std::uint16_t>(bits), x);
+        constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f, kCubic = 0.044715f;
+        for (float& v : x) v = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * v * std::fma(kCubic * v, v, 1.0f)));
+        kernels::active::f32_to_f16(std::span<const float>(x), bits);
+        return bits;
+    }();
+    return table;
+}
+
+// GELU through ggml's f16 table (ggml_vec_geglu_f32 with GGML_GELU_FP16): x rounded to f16 and
+// looked up; 0 at or below -10, x itself at or above 10. A stack chunk at a time.
 void gelu_f16_table(std::span<float> x) {
     constexpr std::size_t kChunk = 256;
+    const std::vector<std::uint16_t>& table = ggml_gelu_table();
     std::array<std::uint16_t, kChunk> halves;
     std::array<float, kChunk> original;
     for (std::size_t at = 0; at < x.size(); at += kChunk) {
@@ -55,9 +78,7 @@ void gelu_f16_table(std::span<float> x) {
         const auto bits = std::span(halves).first(part.size());
         std::copy(part.begin(), part.end(), original.begin());
         kernels::active::f32_to_f16(std::span<const float>(part), bits);
-        kernels::active::f16_to_f32(std::span<const std::uint16_t>(bits), part);
-        kernels::active::unary(kernels::UnaryOp::GeluTanh, part, part);
-        kernels::active::f32_to_f16(std::span<const float>(part), bits);
+        for (std::uint16_t& b : bits) b = table[b];
         kernels::active::f16_to_f32(std::span<const std::uint16_t>(bits), part);
         for (std::size_t i = 0; i < part.size(); ++i) {
             if (original[i] <= -10.0f) part[i] = 0.0f;

@@ -46,8 +46,9 @@ void swiglu_oai_rows(std::span<float> gate, std::span<const float> up, std::int6
                      float alpha, float limit);
 
 // gate = gelu(gate) * up for `rows` rows of `width` values, GELU as llama.cpp's CPU backend
-// computes it there (gemma3's feed-forward): through ggml's f16 table, the input and the
-// result rounded to f16, 0 at or below -10 and the input at or above 10.
+// computes it there (gemma3's feed-forward): the input rounded to f16 and looked up in ggml's
+// f16 table (its entries computed as ggml_cpu_init computes them), 0 at or below -10 and the
+// input at or above 10.
 void geglu_rows(std::span<float> gate, std::span<const float> up, std::int64_t rows, std::int64_t width);
 
 // x = gelu(x) in place, the tanh approximation (GPT-2's; what ggml_gelu computes and BERT's

@@ -1,5 +1,5 @@
 // Ollama's request bodies translated into forge's CompletionRequest, without a server: Ollama's
-// shapes (tool_calls with object arguments, tool_name, options, format, think, generate's
+// shapes (tool_calls with object arguments, tool_name, options, format, grammar, think, generate's
 // system / raw / context) land where the OpenAI routes put the same things, and every field
 // forge cannot honour is a 400 naming it by Ollama's name. Ollama's answer shapes too.
 #include "app/serve/api_error.h"
@@ -105,6 +105,9 @@ TEST(OllamaRequest, ToolsFormatThink) {
     EXPECT_NE(chat({{"format", "json"}}).completion.grammar, nullptr);
     EXPECT_NE(chat({{"format", {{"type", "object"}}}}).completion.grammar, nullptr);
     EXPECT_EQ(chat({{"format", ""}}).completion.grammar, nullptr);
+    EXPECT_NE(chat({{"grammar", "root ::= \"a\""}}).completion.grammar, nullptr);  // llama-server's field, forge's extension
+    EXPECT_NE(generate({{"raw", true}, {"grammar", "root ::= \"a\""}}).completion.grammar, nullptr);
+    EXPECT_NE(chat({{"grammar", ""}, {"format", "json"}}).completion.grammar, nullptr);  // "": no grammar, the format's
     EXPECT_EQ(chat({{"think", true}}).completion.chat.enable_thinking, true);
     EXPECT_EQ(chat({{"think", false}}).completion.chat.enable_thinking, false);
     EXPECT_FALSE(chat({}).completion.chat.enable_thinking.has_value());
@@ -148,6 +151,10 @@ TEST(OllamaRequest, RefusedByOllamasNames) {
     EXPECT_EQ(chat_refused({{"format", "yaml"}}), "format: 'format' must be \"json\" or a JSON schema (an object)");
     EXPECT_EQ(chat_refused({{"format", {{"type", "object"}, {"properties", {{"a", {{"type", "wat"}}}}}}}}).substr(0, 24),
               "format/properties/a/type");
+    EXPECT_EQ(chat_refused({{"grammar", "root ::= \"a\""}, {"format", "json"}}),
+              "format: 'format' and 'grammar' both constrain the answer: send one of them");
+    EXPECT_EQ(chat_refused({{"grammar", "root ::= undefined-rule"}}).substr(0, 9), "grammar: ");
+    EXPECT_EQ(chat_refused({{"grammar", 3}}).substr(0, 9), "grammar: ");
     EXPECT_EQ(chat_refused({{"think", "high"}}).substr(0, 5), "think");
     EXPECT_EQ(chat_refused({{"think", 1}}), "think: 'think' must be a boolean");
     EXPECT_EQ(chat_refused({{"keep_alive", json::array()}}).substr(0, 10), "keep_alive");

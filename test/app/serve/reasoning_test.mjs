@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
+import {Ollama} from "ollama";
 import {startServer, withChatTemplate, postNamedEvents} from "./harness.mjs";
 
 const forge = process.env.FORGE_EXE;
@@ -251,4 +252,105 @@ test("previous_response_id: the stored turn keeps its reasoning for the template
                                                          max_output_tokens: 1, temperature: 0});
     assert.equal(next.usage.input_tokens,
                  await chatPromptTokens(history({role: "assistant", content: answer, reasoning_content: `${reasoning}\n`})));
+});
+
+// --- Ollama's API (the official `ollama` client, 0.6.4) ---
+// Ollama's documented behaviour (docs/capabilities/thinking): `think: true` returns the thinking
+// apart, message.thinking on /api/chat and `thinking` on /api/generate, streamed in chunks of
+// their own before the answer's; left out, a model that can think does (Ollama's default);
+// `think: false` asks the template for no thinking, and no thinking field comes back (what the
+// model writes all the same is content). The grammar (forge's extension of Ollama's body, as on
+// /v1/chat/completions) makes the random model write a <think> block; the OpenAI route's
+// reasoning_content and content for the same request are the oracle.
+
+const ollama = (server) => new Ollama({host: server.url});
+const ollamaChat = {model: "thinker", messages: [{role: "user", content: "Hi!"}], options: {temperature: 0, num_predict: 64}, grammar};
+const ollamaGenerate = {model: "thinker", prompt: "Hi!", options: {temperature: 0, num_predict: 64}, grammar};
+
+// A stream's chunks read as a client shows them: the thinking, the text, and whether any
+// thinking came after the text had begun.
+async function readOllamaStream(stream, text) {
+    let thought = "", said = "", thinkingAfterText = false, last;
+    for await (const chunk of stream) {
+        const piece = text(chunk);
+        if (piece.thinking) {
+            thinkingAfterText ||= said.length > 0;
+            thought += piece.thinking;
+        }
+        said += piece.content ?? "";
+        last = chunk;
+    }
+    return {thought, said, thinkingAfterText, last};
+}
+
+test("ollama chat: think true, or left out (Ollama's default for a model that thinks), returns message.thinking apart", async () => {
+    const oai = (await client(auto).chat.completions.create(request)).choices[0].message;
+    assert.equal(oai.reasoning_content, `${reasoning}\n`);
+    for (const think of [true, undefined]) {
+        const r = await ollama(auto).chat({...ollamaChat, think});
+        assert.equal(r.message.role, "assistant");
+        assert.equal(r.message.thinking, oai.reasoning_content, `think ${think}`);
+        assert.equal(r.message.content, oai.content, `think ${think}`);
+        assert.equal(r.done_reason, "stop");
+    }
+});
+
+test("ollama chat streamed: message.thinking chunks before message.content, no tag in either", async () => {
+    for (const think of [true, undefined]) {
+        const s = await readOllamaStream(await ollama(auto).chat({...ollamaChat, think, stream: true}), (c) => c.message);
+        assert.equal(s.thought, `${reasoning}\n`, `think ${think}`);
+        assert.equal(s.said, answer, `think ${think}`);
+        assert.equal(s.thinkingAfterText, false);
+        assert.equal(s.last.done, true);
+        assert.equal(s.last.done_reason, "stop");
+    }
+});
+
+test("ollama chat think false: the template's empty think block, no thinking field; what the model writes anyway is content", async () => {
+    const on = await ollama(auto).chat({...ollamaChat, think: true});
+    const off = await ollama(auto).chat({...ollamaChat, think: false});
+    assert.equal(off.message.thinking, undefined);
+    assert.equal(off.message.content, written);
+    // The prompt: as the OpenAI route renders it with enable_thinking false.
+    const oaiOff = await client(auto).chat.completions.create({...request, chat_template_kwargs: {enable_thinking: false}});
+    assert.equal(off.prompt_eval_count, oaiOff.usage.prompt_tokens);
+    assert.ok(off.prompt_eval_count > on.prompt_eval_count);
+    const s = await readOllamaStream(await ollama(auto).chat({...ollamaChat, think: false, stream: true}), (c) => c.message);
+    assert.equal(s.thought, "");
+    assert.equal(s.said, written);
+});
+
+test("ollama generate: thinking apart from response with think true or left out, all of it the response with think false", async () => {
+    for (const think of [true, undefined]) {
+        const r = await ollama(auto).generate({...ollamaGenerate, think});
+        assert.equal(r.thinking, `${reasoning}\n`, `think ${think}`);
+        assert.equal(r.response, answer, `think ${think}`);
+        const s = await readOllamaStream(await ollama(auto).generate({...ollamaGenerate, think, stream: true}),
+                                         (c) => ({thinking: c.thinking, content: c.response}));
+        assert.equal(s.thought, `${reasoning}\n`, `think ${think}`);
+        assert.equal(s.said, answer, `think ${think}`);
+        assert.equal(s.thinkingAfterText, false);
+        assert.ok(Array.isArray(s.last.context) && s.last.context.length > 0);
+    }
+    const off = await ollama(auto).generate({...ollamaGenerate, think: false});
+    assert.equal(off.thinking, undefined);
+    assert.equal(off.response, written);
+    const s = await readOllamaStream(await ollama(auto).generate({...ollamaGenerate, think: false, stream: true}),
+                                     (c) => ({thinking: c.thinking, content: c.response}));
+    assert.equal(s.thought, "");
+    assert.equal(s.said, written);
+});
+
+test("ollama generate raw: no template, the text as the model wrote it", async () => {
+    const r = await ollama(auto).generate({...ollamaGenerate, raw: true});
+    assert.equal(r.thinking, undefined);
+    assert.equal(r.response, written);
+});
+
+test("ollama: grammar with format, or a bad grammar, is a 400 naming the field", async () => {
+    await assert.rejects(ollama(auto).chat({...ollamaChat, format: "json"}),
+                         (e) => e.status_code === 400 && /'format' and 'grammar'/.test(e.error));
+    await assert.rejects(ollama(auto).generate({...ollamaGenerate, grammar: "root ::= nothing-defined"}),
+                         (e) => e.status_code === 400 && /'grammar'/.test(e.error));
+    await assert.rejects(ollama(auto).chat({...ollamaChat, grammar: 42}), (e) => e.status_code === 400 && /'grammar'/.test(e.error));
 });

@@ -223,14 +223,19 @@ const ParityCase kCases[] = {
     {"phi3-q8_0", kF16, 1.5e-6, 0.0, kPhi3Ctx},      // 1.35e-7, 1.43e-7
     // gemma3: 7 layers, all but layer 5 sliding over a window of 8 (RoPE base 1e4 there, 1e6 on
     // layer 5), shorter than the 24-token prompt and the 32-token continuation; GELU through
-    // ggml's f16 table as llama.cpp (6.5e-4 f32 without). With llama.cpp's flash-attention path
-    // (the Q8_0 cache) forge agrees to the bit level; its other attention path is further from
-    // forge than for the other families (not explained yet), hence the looser f32/f16 bounds.
-    {"gemma3-f32", kF32, 1.7e-3},         // 1.64e-4 simd
-    {"gemma3-f32", kF16, 7.0e-3},         // 7.00e-4 simd
-    {"gemma3-q8_0", kF32, 6.1e-2},        // 6.08e-3 simd
-    {"gemma3-q8_0", kF16, 1.2e-1},        // 1.19e-2 simd
-    {"gemma3-q8_0", kQ8_0, 1.2e-6},       // 1.12e-7 simd
+    // ggml's own f16 table as llama.cpp (6.5e-4 f32 without). The table's f16 steps turn float32
+    // rounding (products summed in another order) into jumps wherever a GELU input sits within
+    // float32 resolution of an f16 rounding midpoint (position 8 onwards here), so two exact f32
+    // engines differ by ~1e-4 there (docs/LLM.md "Gemma 3 parity": forge without the table is
+    // 8e-7 from a float64 reference; the simd build agrees with llama.cpp to 7.3e-7 before
+    // position 8, the scalar one flips a tie 1.5e-7 from its midpoint at position 1). The table
+    // itself is ggml's bit for bit (test/core/infer/geglu_test.cpp). With the Q8_0 cache
+    // (integer products in ggml's order) there is nothing to amplify.
+    {"gemma3-f32", kF32, 1.7e-3},         // 3.01e-4 simd, 4.37e-4 scalar (1.64e-4 simd with the old table: a tie's luck)
+    {"gemma3-f32", kF16, 7.0e-3},         // 6.05e-4 simd, 7.25e-4 scalar
+    {"gemma3-q8_0", kF32, 6.1e-2},        // 6.08e-3 simd, 2.11e-3 scalar
+    {"gemma3-q8_0", kF16, 1.2e-1},        // 1.19e-2 simd, 1.19e-7 scalar
+    {"gemma3-q8_0", kQ8_0, 1.2e-6},       // 1.12e-7 simd, 1.12e-7 scalar
     // qwen3moe: 8 experts, 3 used per token, f32 router; the experts in f32, Q8_0 and Q4_0.
     {"qwen3moe-f32", kF32, 2.8e-5},       // 1.42e-6 simd, 2.79e-6 scalar
     {"qwen3moe-f32", kF16, 2.8e-3},       // 1.44e-5 simd, 2.77e-4 scalar
