@@ -1,5 +1,5 @@
-// Interleaved ("repacked") Q4_0, Q8_0 and MXFP4 weights and the GEMM over them: the simd
-// build's fast path for the quantized linear layers, prefill and decode alike.
+// Interleaved ("repacked") Q4_0, Q5_0, Q5_1, Q8_0 and MXFP4 weights and the GEMM over them: the
+// simd build's fast path for the quantized linear layers, prefill and decode alike.
 //
 // Layout. Weight rows (output features) are taken in groups of kInterleave = 16. For each
 // block index, a group stores the 16 rows' quants interleaved four bytes at a time: quad t
@@ -19,10 +19,14 @@
 //   MXFP4: quads as Q4_0's (the same nibble order); the kernels look each four-bit code up in
 //         kMxfp4InterleavedLevels, ggml's doubled E2M1 value + 12 (0..24, unsigned), and start
 //         the sum from -12 Σa (so it is Σ kMxfp4Values[code] a exactly).
-// Then the 16 rows' scales of the block: f16 (32 bytes), MXFP4's E8M0 exponent bytes (16
-// bytes, turned into 2^(e - 128) in registers as e8m0_to_f32_half does). A group stores all
-// its blocks' quants first, then all its blocks' scales, so both stream front to back. The
-// last group is padded with zero rows.
+//   Q5_0, Q5_1: quads as Q4_0's, then one 64-byte run of fifth bits: bit i of byte k of lane r
+//         is the fifth bit of row r's element 4i + k (the elements operand i multiplies, see
+//         below), so one shift and one mask put it at bit 4 of the operand (codes 0..31). Q5_0
+//         starts the sum from -16 Σa (so it is Σ (q - 16) a exactly); Q5_1 has no offset.
+// Then the 16 rows' scales of the block: f16 (32 bytes; Q5_1 its d, then its 16 mins m, 64
+// bytes), MXFP4's E8M0 exponent bytes (16 bytes, turned into 2^(e - 128) in registers as
+// e8m0_to_f32_half does). A group stores all its blocks' quants first, then all its blocks'
+// scales, so both stream front to back. The last group is padded with zero rows.
 //
 // Arithmetic. Each output is one lane, accumulated over blocks in block order exactly as
 // the contract of kernels/quant_dot.h describes (integer part exact, one fused f32
@@ -30,8 +34,9 @@
 // not depend on how many activation rows or which groups a call covers: prefill and decode
 // give the same bits. MXFP4 takes scalar::dot's float steps in its order (the scale product
 // 2^(e-128) x activation scale, times the block's integer sum, added to the output: a multiply
-// and an add, not fused), so its outputs are scalar::dot's bits. The scalar backend keeps the
-// plain layout (its dot is the spec).
+// and an add, not fused), so its outputs are scalar::dot's bits; so do Q5_0 ((d x da) x isum
+// added) and Q5_1 ((d x da) x isum + (m x da) x Σa, that sum added). The scalar backend keeps
+// the plain layout (its dot is the spec).
 #pragma once
 
 #include "kernels/quant_blocks.h"
@@ -46,8 +51,8 @@
 #define FORGE_INTERLEAVED_GEMM 1
 #endif
 
-// FORGE_INTERLEAVED_AVX2: the AVX2 + FMA + F16C kernels over the same layouts are built (Q4_0
-// and MXFP4 here, simd/quant_gemm_interleaved_avx2.cpp; the K-quants,
+// FORGE_INTERLEAVED_AVX2: the AVX2 + FMA + F16C kernels over the same layouts are built (Q4_0,
+// Q5_0, Q5_1 and MXFP4 here, simd/quant_gemm_interleaved_avx2.cpp; the K-quants,
 // kernels/quant_gemm_interleaved_k.h), on AVX-512 machines too, where the tests run them. Not
 // Q8_0: its codes up to 255 do not fit that kernel's int16 sums, so it keeps the dot kernels
 // there.
@@ -60,8 +65,8 @@
 
 namespace forge::kernels {
 
-// kHasInterleavedGemm: Q4_0, Q8_0 and MXFP4 (AVX-512 VNNI); kHasInterleavedQ4_0: the four-bit
-// nibble formats Q4_0 and MXFP4 (either kernel).
+// kHasInterleavedGemm: Q4_0, Q5_0, Q5_1, Q8_0 and MXFP4 (AVX-512 VNNI); kHasInterleavedQ4_0: the
+// nibble formats Q4_0, Q5_0, Q5_1 and MXFP4 (either kernel).
 #if defined(FORGE_INTERLEAVED_GEMM)
 inline constexpr bool kHasInterleavedGemm = true;
 #else
@@ -81,15 +86,24 @@ inline constexpr int kInterleave = 16;
 // call strips of about 32 KiB of groups.
 inline constexpr int kInterleavedTileRows = 8;
 
-// The bytes of one group per block of its rows, for weight format Block: the quants, then one
-// scale per row (an f16, or MXFP4's exponent byte).
+// Whether format Block has a fifth bit per element (Q5_0, Q5_1) and a min (Q5_1).
+template <typename Block>
+inline constexpr bool kHasFifthBits = requires(Block b) { b.qh; };
+template <typename Block>
+inline constexpr bool kHasMin = requires(Block b) { b.m; };
+
+// The bytes of one group per block of its rows, for weight format Block: the quants (Q5_0 /
+// Q5_1: then their fifth bits), then the scales of a row (an f16, Q5_1's d and m, or MXFP4's
+// exponent byte).
 template <typename Block>
 constexpr std::size_t interleaved_quant_bytes() {
-    return sizeof(Block::qs) * kInterleave;
+    if constexpr (kHasFifthBits<Block>) return (sizeof(Block::qs) + sizeof(Block::qh)) * kInterleave;
+    else return sizeof(Block::qs) * kInterleave;
 }
 template <typename Block>
 constexpr std::size_t interleaved_scale_bytes() {
-    return std::is_same_v<Block, BlockMXFP4> ? sizeof(BlockMXFP4::e) : sizeof(f16_bits);
+    if constexpr (std::is_same_v<Block, BlockMXFP4>) return sizeof(BlockMXFP4::e);
+    else return (kHasMin<Block> ? 2 : 1) * sizeof(f16_bits);
 }
 template <typename Block>
 constexpr std::size_t interleaved_block_bytes() {
@@ -109,10 +123,14 @@ constexpr std::size_t interleaved_group_bytes(std::int64_t blocks) {
 }
 
 // What the kernels add to every block's integer sum of quant products: -offset Σa, which
-// undoes the offset of the stored weight quants (8 for Q4_0, 128 for Q8_0, 12 for MXFP4's
-// looked-up levels).
+// undoes the offset of the stored weight quants (8 for Q4_0, 16 for Q5_0, 0 for Q5_1, 128 for
+// Q8_0, 12 for MXFP4's looked-up levels).
 template <typename Block>
-inline constexpr std::int32_t kInterleavedOffset = std::is_same_v<Block, BlockMXFP4> ? 12 : sizeof(Block::qs) == 16 ? 8 : 128;
+inline constexpr std::int32_t kInterleavedOffset = std::is_same_v<Block, BlockMXFP4>  ? 12
+                                                   : std::is_same_v<Block, BlockQ5_0> ? 16
+                                                   : std::is_same_v<Block, BlockQ5_1> ? 0
+                                                   : std::is_same_v<Block, BlockQ4_0> ? 8
+                                                                                      : 128;
 
 // The unsigned byte the MXFP4 kernels multiply for each four-bit code: ggml's doubled E2M1 value
 // (kMxfp4Values, -12..12) plus kInterleavedOffset, so vpdpbusd / vpmaddubsw can take it.
@@ -124,11 +142,13 @@ inline constexpr std::array<std::uint8_t, 16> kMxfp4InterleavedLevels = [] {
     return levels;
 }();
 
-// What the kernels need of an activation block besides its quants: its scale as f32 and
-// the start of its integer sum, -offset Σa (computed once per block, not once per tile).
+// What the kernels need of an activation block besides its quants: its scale as f32, the
+// start of its integer sum, -offset Σa, and Σa as f32 (exact: |Σa| <= 32 x 128) for Q5_1's
+// min term (computed once per block, not once per tile).
 struct ActivationBlockInfo {
     float d;
     std::int32_t correction;
+    float sum;
 };
 
 // The activation format a weight format multiplies against (kernels/quant_dot.h): Q8_0 for
@@ -152,19 +172,24 @@ struct InterleavedGemm {
     std::int64_t y_stride;
 };
 
-// Defined where kHasInterleavedQ4_0 (the layout functions for every format, the gemm of Q4_0
-// and MXFP4) and where kHasInterleavedGemm (Q8_0's gemm); callers test them with if constexpr.
+// Defined where kHasInterleavedQ4_0 (the layout functions for every format, the gemm of Q4_0,
+// Q5_0, Q5_1 and MXFP4) and where kHasInterleavedGemm (Q8_0's gemm); callers test them with if
+// constexpr.
 namespace simd {
 
 // Writes the groups of w [n rows x blocks] to out, which holds ceil(n / 16) groups of
 // interleaved_group_bytes<Block>(blocks) bytes and is 64-byte aligned.
 void interleave(const BlockQ4_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept;
+void interleave(const BlockQ5_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept;
+void interleave(const BlockQ5_1* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept;
 void interleave(const BlockQ8_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept;
 void interleave(const BlockMXFP4* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept;
 
 // Row r (< 16) of the group at `group` back to its `blocks` plain blocks (the inverse of
 // interleave for that row).
 void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ4_0* out) noexcept;
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ5_0* out) noexcept;
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ5_1* out) noexcept;
 void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ8_0* out) noexcept;
 void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockMXFP4* out) noexcept;
 
@@ -173,13 +198,18 @@ void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockM
 void activation_info(const BlockQ8_0* a, std::int64_t count, std::int32_t offset, ActivationBlockInfo* info) noexcept;
 
 void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept;
+void gemm(const InterleavedGemm<BlockQ5_0>& g) noexcept;
+void gemm(const InterleavedGemm<BlockQ5_1>& g) noexcept;
 void gemm(const InterleavedGemm<BlockQ8_0>& g) noexcept;
 void gemm(const InterleavedGemm<BlockMXFP4>& g) noexcept;
 
-// The AVX2 Q4_0 and MXFP4 kernels (without VNNI), the same bits as the AVX-512 ones; defined
-// where FORGE_INTERLEAVED_AVX2. gemm above is this one where the build has no AVX-512 VNNI.
+// The AVX2 Q4_0, Q5_0, Q5_1 and MXFP4 kernels (without VNNI), the same bits as the AVX-512
+// ones; defined where FORGE_INTERLEAVED_AVX2. gemm above is this one where the build has no
+// AVX-512 VNNI.
 namespace avx2 {
 void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept;
+void gemm(const InterleavedGemm<BlockQ5_0>& g) noexcept;
+void gemm(const InterleavedGemm<BlockQ5_1>& g) noexcept;
 void gemm(const InterleavedGemm<BlockMXFP4>& g) noexcept;
 }  // namespace avx2
 

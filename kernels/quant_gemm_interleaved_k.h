@@ -53,13 +53,15 @@ inline constexpr bool kHasInterleavedKGemm = true;
 inline constexpr bool kHasInterleavedKGemm = false;
 #endif
 
-// Whether weights of format Block load interleaved: Q8_0 needs the AVX-512 kernel, Q4_0,
-// MXFP4 and the K-quants either kernel.
+// Whether weights of format Block load interleaved: Q8_0 needs the AVX-512 kernel, Q4_0, Q5_0,
+// Q5_1, MXFP4 and the K-quants either kernel.
 template <typename Block>
 inline constexpr bool kHasInterleavedGemmFor =
-    Block::kSize == kSuperBlock                                             ? kHasInterleavedKGemm
-    : std::is_same_v<Block, BlockQ4_0> || std::is_same_v<Block, BlockMXFP4> ? kHasInterleavedQ4_0
-                                                                            : kHasInterleavedGemm;
+    Block::kSize == kSuperBlock ? kHasInterleavedKGemm
+    : std::is_same_v<Block, BlockQ4_0> || std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_1> ||
+            std::is_same_v<Block, BlockMXFP4>
+        ? kHasInterleavedQ4_0
+        : kHasInterleavedGemm;
 
 // Bytes of one group of 16 rows per super-block (a whole number of cache lines).
 template <typename Block>

@@ -84,6 +84,8 @@ std::shared_ptr<const InterleavedWeights> InterleavedWeights::from(const Tensor&
     check(weight.rank() == 2 && weight.is_contiguous(), "interleaved weights: expected a contiguous matrix");
 #if defined(FORGE_INTERLEAVED_Q4_0)
     if (weight.dtype() == DType::Q4_0) return interleave<kernels::BlockQ4_0>(weight, DType::Q4_0, release_source);
+    if (weight.dtype() == DType::Q5_0) return interleave<kernels::BlockQ5_0>(weight, DType::Q5_0, release_source);
+    if (weight.dtype() == DType::Q5_1) return interleave<kernels::BlockQ5_1>(weight, DType::Q5_1, release_source);
     if (weight.dtype() == DType::MXFP4) return interleave<kernels::BlockMXFP4>(weight, DType::MXFP4, release_source);
 #endif
 #if defined(FORGE_INTERLEAVED_GEMM)

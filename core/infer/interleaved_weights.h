@@ -1,7 +1,7 @@
-// A Q4_0, Q8_0, MXFP4, Q4_K, Q5_K or Q6_K weight matrix copied at load into the interleaved layout
-// of kernels/quant_gemm_interleaved.h or kernels/quant_gemm_interleaved_k.h (groups of 16
-// rows, quants four bytes at a time), where the build has those kernels (simd on AVX-512 VNNI;
-// Q4_0, MXFP4 and the K-quants on AVX2 too). The copy is owned, cache-line aligned memory in huge-page slabs
+// A Q4_0, Q5_0, Q5_1, Q8_0, MXFP4, Q4_K, Q5_K or Q6_K weight matrix copied at load into the
+// interleaved layout of kernels/quant_gemm_interleaved.h or kernels/quant_gemm_interleaved_k.h
+// (groups of 16 rows, quants four bytes at a time), where the build has those kernels (simd on
+// AVX-512 VNNI; all but Q8_0 on AVX2 too). The copy is owned, cache-line aligned memory in huge-page slabs
 // (core/huge_page_slabs.h); the linear layer multiplies with it in prefill and decode alike. Everything else
 // (the scalar backend, other formats, the embedding lookup) keeps reading the original.
 #pragma once

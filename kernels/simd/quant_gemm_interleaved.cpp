@@ -1,4 +1,4 @@
-// The interleaved Q4_0 / Q8_0 / MXFP4 layout and its AVX-512 VNNI GEMM
+// The interleaved Q4_0 / Q5_0 / Q5_1 / Q8_0 / MXFP4 layout and its AVX-512 VNNI GEMM
 // (kernels/quant_gemm_interleaved.h describes both). The register tile is one group of 16 weight rows (one zmm of outputs per
 // activation row) x up to kTileRows activation rows: a block's weights are loaded and
 // unpacked once into 8 operands and reused for every activation row of the tile. With one
@@ -7,8 +7,8 @@
 // MIT); see docs/THIRD-PARTY-NOTICES.md.
 #include "kernels/quant_gemm_interleaved.h"
 
-// The layout code runs wherever Q4_0 loads interleaved (also on AVX2, whose Q4_0 and MXFP4
-// kernels are simd/quant_gemm_interleaved_avx2.cpp); the AVX-512 kernel below only with AVX-512
+// The layout code runs wherever Q4_0 loads interleaved (also on AVX2, whose Q4_0, Q5_0, Q5_1
+// and MXFP4 kernels are simd/quant_gemm_interleaved_avx2.cpp); the AVX-512 kernel below only with AVX-512
 // VNNI.
 #if defined(FORGE_INTERLEAVED_Q4_0)
 
@@ -16,9 +16,8 @@
 #include "kernels/simd/quant_lanes.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
-#include <type_traits>
-#include <utility>
 
 namespace forge::kernels::simd {
 
@@ -26,24 +25,51 @@ namespace {
 
 constexpr int kQuadBytes = 64;   // one quad: four quant bytes of each of the 16 rows
 
-// A block's scale as a group stores it: the f16 d of Q4_0 / Q8_0, MXFP4's exponent byte e.
+// A Q5 block's fifth bits as a group stores them: bit i of byte k is the fifth bit of element
+// 4i + k (qh holds element j's at bit j), and back.
+std::uint32_t fifth_bit_lanes(const std::array<std::uint8_t, 4>& qh) {
+    const std::uint32_t bits = load_u32(qh.data());
+    std::uint32_t lanes = 0;
+    for (int j = 0; j < 32; ++j) lanes |= ((bits >> j) & 1u) << (8 * (j % 4) + j / 4);
+    return lanes;
+}
+std::uint32_t fifth_bits_of_lanes(std::uint32_t lanes) {
+    std::uint32_t bits = 0;
+    for (int j = 0; j < 32; ++j) bits |= ((lanes >> (8 * (j % 4) + j / 4)) & 1u) << j;
+    return bits;
+}
+
+// A block's scales as a group stores them, row r of 16 in the block's scale area: the f16 d
+// (Q5_1: then its f16 m, 32 bytes on), or MXFP4's exponent byte e.
 template <typename Block>
-auto& scale_of(Block& b) {
-    if constexpr (requires { b.e; }) return b.e;
-    else return b.d;
+void write_scales(const Block& b, int r, std::byte* area) {
+    if constexpr (requires { b.e; }) {
+        area[r] = std::byte{b.e};
+    } else {
+        std::memcpy(area + 2 * r, &b.d, sizeof(b.d));
+        if constexpr (kHasMin<Block>) std::memcpy(area + 2 * kInterleave + 2 * r, &b.m, sizeof(b.m));
+    }
 }
 template <typename Block>
-using StoredScale = std::remove_cvref_t<decltype(scale_of(std::declval<Block&>()))>;
+void read_scales(const std::byte* area, int r, Block& b) {
+    if constexpr (requires { b.e; }) {
+        b.e = std::to_integer<std::uint8_t>(area[r]);
+    } else {
+        std::memcpy(&b.d, area + 2 * r, sizeof(b.d));
+        if constexpr (kHasMin<Block>) std::memcpy(&b.m, area + 2 * kInterleave + 2 * r, sizeof(b.m));
+    }
+}
 
 // Row r's quant bytes 4t..4t+3 go to bytes 4r..4r+3 of quad t, xor `flip` (0x80 per byte
-// turns a signed Q8_0 quant q into the unsigned q + 128; Q4_0 and MXFP4 nibbles stay as they
-// are).
+// turns a signed Q8_0 quant q into the unsigned q + 128; Q4_0, Q5 and MXFP4 nibbles stay as
+// they are); a Q5 block's fifth bits to bytes 4r..4r+3 of the run after the quads.
 template <typename Block>
 void interleave_group(const Block* rows, std::int64_t live_rows, std::int64_t blocks, std::uint32_t flip,
                       std::byte* out) {
     constexpr std::size_t quant_bytes = interleaved_quant_bytes<Block>();
+    constexpr std::size_t scale_bytes = kInterleave * interleaved_scale_bytes<Block>();
     constexpr int quads = static_cast<int>(sizeof(Block::qs) / 4);
-    auto* scales = reinterpret_cast<StoredScale<Block>*>(out + static_cast<std::size_t>(blocks) * quant_bytes);
+    std::byte* scales = out + static_cast<std::size_t>(blocks) * quant_bytes;
     std::memset(out, 0, interleaved_group_bytes<Block>(blocks));
     for (std::int64_t r = 0; r < live_rows; ++r) {
         for (std::int64_t b = 0; b < blocks; ++b) {
@@ -53,7 +79,11 @@ void interleave_group(const Block* rows, std::int64_t live_rows, std::int64_t bl
                 const std::uint32_t q = load_u32(src.qs.data() + 4 * t) ^ flip;
                 std::memcpy(dst + t * kQuadBytes, &q, sizeof(q));
             }
-            scales[b * kInterleave + r] = scale_of(src);
+            if constexpr (kHasFifthBits<Block>) {
+                const std::uint32_t lanes = fifth_bit_lanes(src.qh);
+                std::memcpy(dst + quads * kQuadBytes, &lanes, sizeof(lanes));
+            }
+            write_scales(src, static_cast<int>(r), scales + static_cast<std::size_t>(b) * scale_bytes);
         }
     }
 }
@@ -63,15 +93,20 @@ void interleave_group(const Block* rows, std::int64_t live_rows, std::int64_t bl
 template <typename Block>
 void deinterleave_group_row(const std::byte* group, std::int64_t blocks, int r, std::uint32_t flip, Block* out) {
     constexpr std::size_t quant_bytes = interleaved_quant_bytes<Block>();
+    constexpr std::size_t scale_bytes = kInterleave * interleaved_scale_bytes<Block>();
     constexpr int quads = static_cast<int>(sizeof(Block::qs) / 4);
-    const auto* scales = reinterpret_cast<const StoredScale<Block>*>(group + static_cast<std::size_t>(blocks) * quant_bytes);
+    const std::byte* scales = group + static_cast<std::size_t>(blocks) * quant_bytes;
     for (std::int64_t b = 0; b < blocks; ++b) {
         const std::byte* src = group + static_cast<std::size_t>(b) * quant_bytes + static_cast<std::size_t>(r) * 4;
         for (int t = 0; t < quads; ++t) {
             const std::uint32_t q = load_u32(src + t * kQuadBytes) ^ flip;
             std::memcpy(out[b].qs.data() + 4 * t, &q, sizeof(q));
         }
-        scale_of(out[b]) = scales[b * kInterleave + r];
+        if constexpr (kHasFifthBits<Block>) {
+            const std::uint32_t bits = fifth_bits_of_lanes(load_u32(src + quads * kQuadBytes));
+            std::memcpy(out[b].qh.data(), &bits, sizeof(bits));
+        }
+        read_scales(scales + static_cast<std::size_t>(b) * scale_bytes, r, out[b]);
     }
 }
 
@@ -111,6 +146,9 @@ inline __m512 half_scales(const std::byte* scales) {
 // acc + int32 lanes x scale, fused (the Q4_0 / Q8_0 float step).
 inline __m512 fused_step(__m512 acc, __m512i sum, __m512 scale) { return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, acc); }
 
+// The int32 lanes x scale, rounded, as scalar::dot forms a block's term (MXFP4, Q5_0, Q5_1).
+inline __m512 scaled(__m512i sum, __m512 scale) { return _mm512_mul_ps(_mm512_cvtepi32_ps(sum), scale); }
+
 // Quad t's low nibbles are elements 4t..4t+3, its high nibbles 16+4t..: operands t and t+4.
 inline void load_nibbles(const std::byte* quads, __m512i (&w)[kOperands]) {
     const __m512i low_nibble = _mm512_set1_epi8(0x0F);
@@ -128,6 +166,32 @@ struct Q4_0Operands {
     static void load(const std::byte* quads, __m512i (&w)[kOperands]) { load_nibbles(quads, w); }
     static __m512 scales(const std::byte* s) { return half_scales(s); }
     static __m512 step(__m512 acc, __m512i sum, __m512 scale) { return fused_step(acc, sum, scale); }
+};
+
+// Q5_0 and Q5_1: the nibbles of Q4_0, each operand's fifth bits moved from bit i of its bytes
+// in the block's run (after the four quads) to bit 4; the float step scalar::dot's, a multiply
+// then an add, so every output has its bits. (The 16-bit shifts carry bits across bytes only
+// into places the mask clears.)
+template <typename Q5Block>
+struct Q5Operands {
+    using Block = Q5Block;
+    static void load(const std::byte* quads, __m512i (&w)[kOperands]) {
+        load_nibbles(quads, w);
+        const __m512i run = _mm512_load_si512(quads + kOperands / 2 * kQuadBytes);
+        const __m512i bit_4 = _mm512_set1_epi8(0x10);
+        for (int i = 0; i < kOperands; ++i) {
+            const __m512i moved = i < 4 ? _mm512_slli_epi16(run, static_cast<unsigned>(4 - i))
+                                        : _mm512_srli_epi16(run, static_cast<unsigned>(i - 4));
+            w[i] = _mm512_ternarylogic_epi32(w[i], moved, bit_4, 0xF8);  // w | (moved & bit_4)
+        }
+    }
+    static __m512 scales(const std::byte* s) { return half_scales(s); }
+    static __m512 mins(const std::byte* s) { return half_scales(s + 2 * kInterleave); }
+    static __m512 step(__m512 acc, __m512i sum, __m512 scale) { return _mm512_add_ps(acc, scaled(sum, scale)); }
+    // Q5_1: (d da) isum + (m da) Σa, that sum added.
+    static __m512 step(__m512 acc, __m512i sum, __m512 scale, __m512 min_scale, float a_sum) {
+        return _mm512_add_ps(acc, _mm512_add_ps(scaled(sum, scale), _mm512_mul_ps(_mm512_set1_ps(a_sum), min_scale)));
+    }
 };
 
 struct Q8_0Operands {
@@ -156,9 +220,7 @@ struct Mxfp4Operands {
         const __m512i subnormal = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
         return _mm512_castsi512_ps(_mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2)), normal, subnormal));
     }
-    static __m512 step(__m512 acc, __m512i sum, __m512 scale) {
-        return _mm512_add_ps(acc, _mm512_mul_ps(_mm512_cvtepi32_ps(sum), scale));
-    }
+    static __m512 step(__m512 acc, __m512i sum, __m512 scale) { return _mm512_add_ps(acc, scaled(sum, scale)); }
 };
 
 // Outputs j < cols of one group for activation rows r0..r0+R-1: each accumulator lane is one
@@ -179,15 +241,20 @@ void tile(const InterleavedGemm<typename Operands::Block>& g, const std::byte* g
         __m512i w[kOperands];
         Operands::load(quants, w);
         const __m512 w_scale = Operands::scales(block_scales);
+        __m512 w_min = _mm512_setzero_ps();
+        if constexpr (kHasMin<Block>) w_min = Operands::mins(block_scales);
         for (int r = 0; r < R; ++r) {
             const std::int64_t at = (r0 + r) * g.a_stride + b;
             const std::int8_t* a = g.a[at].qs.data();
-            __m512i sum = _mm512_set1_epi32(g.a_info[at].correction);
+            const ActivationBlockInfo& info = g.a_info[at];
+            __m512i sum = _mm512_set1_epi32(info.correction);
             for (int i = 0; i < kOperands; ++i) {
                 sum = _mm512_dpbusd_epi32(sum, w[i], _mm512_set1_epi32(static_cast<int>(load_u32(a + 4 * i))));
             }
-            const __m512 scale = _mm512_mul_ps(w_scale, _mm512_set1_ps(g.a_info[at].d));
-            acc[r] = Operands::step(acc[r], sum, scale);
+            const __m512 a_scale = _mm512_set1_ps(info.d);
+            const __m512 scale = _mm512_mul_ps(w_scale, a_scale);
+            if constexpr (kHasMin<Block>) acc[r] = Operands::step(acc[r], sum, scale, _mm512_mul_ps(w_min, a_scale), info.sum);
+            else acc[r] = Operands::step(acc[r], sum, scale);
         }
     }
     for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(g.y + (r0 + r) * g.y_stride, cols, acc[r]);
@@ -228,6 +295,12 @@ void gemm_groups(const InterleavedGemm<typename Operands::Block>& g) {
 void interleave(const BlockQ4_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
     interleave_rows(w, n, blocks, 0u, out);
 }
+void interleave(const BlockQ5_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
+    interleave_rows(w, n, blocks, 0u, out);
+}
+void interleave(const BlockQ5_1* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
+    interleave_rows(w, n, blocks, 0u, out);
+}
 void interleave(const BlockQ8_0* w, std::int64_t n, std::int64_t blocks, std::byte* out) noexcept {
     interleave_rows(w, n, blocks, 0x80808080u, out);
 }
@@ -236,6 +309,12 @@ void interleave(const BlockMXFP4* w, std::int64_t n, std::int64_t blocks, std::b
 }
 
 void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ4_0* out) noexcept {
+    deinterleave_group_row(group, blocks, r, 0u, out);
+}
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ5_0* out) noexcept {
+    deinterleave_group_row(group, blocks, r, 0u, out);
+}
+void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ5_1* out) noexcept {
     deinterleave_group_row(group, blocks, r, 0u, out);
 }
 void deinterleave_row(const std::byte* group, std::int64_t blocks, int r, BlockQ8_0* out) noexcept {
@@ -249,16 +328,20 @@ void activation_info(const BlockQ8_0* a, std::int64_t count, std::int32_t offset
     for (std::int64_t i = 0; i < count; ++i) {
         std::int32_t sum = 0;
         for (const std::int8_t q : a[i].qs) sum += q;
-        info[i] = {f16_to_f32(a[i].d), -offset * sum};  // exact, as every f16 is in f32
+        info[i] = {f16_to_f32(a[i].d), -offset * sum, static_cast<float>(sum)};  // exact, as every f16 is in f32
     }
 }
 
 #if defined(FORGE_INTERLEAVED_GEMM)
 void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept { gemm_groups<Q4_0Operands>(g); }
+void gemm(const InterleavedGemm<BlockQ5_0>& g) noexcept { gemm_groups<Q5Operands<BlockQ5_0>>(g); }
+void gemm(const InterleavedGemm<BlockQ5_1>& g) noexcept { gemm_groups<Q5Operands<BlockQ5_1>>(g); }
 void gemm(const InterleavedGemm<BlockQ8_0>& g) noexcept { gemm_groups<Q8_0Operands>(g); }
 void gemm(const InterleavedGemm<BlockMXFP4>& g) noexcept { gemm_groups<Mxfp4Operands>(g); }
-#else  // AVX2 only: the AVX2 kernels of Q4_0 and MXFP4; Q8_0 does not load interleaved here
+#else  // AVX2 only: the AVX2 kernels of Q4_0, Q5_0, Q5_1 and MXFP4; Q8_0 does not load interleaved here
 void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept { avx2::gemm(g); }
+void gemm(const InterleavedGemm<BlockQ5_0>& g) noexcept { avx2::gemm(g); }
+void gemm(const InterleavedGemm<BlockQ5_1>& g) noexcept { avx2::gemm(g); }
 void gemm(const InterleavedGemm<BlockMXFP4>& g) noexcept { avx2::gemm(g); }
 #endif
 

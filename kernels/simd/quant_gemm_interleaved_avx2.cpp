@@ -1,6 +1,6 @@
-// The GEMM over interleaved Q4_0 and MXFP4 weights (kernels/quant_gemm_interleaved.h) on AVX2 +
-// FMA + F16C without VNNI: simd::gemm for them on machines without AVX-512 VNNI, over the same
-// layout. kernels/meson.build compiles it beside the AVX2 K-quant kernel, with AVX-512 and
+// The GEMM over interleaved Q4_0, Q5_0, Q5_1 and MXFP4 weights (kernels/quant_gemm_interleaved.h)
+// on AVX2 + FMA + F16C without VNNI: simd::gemm for them on machines without AVX-512 VNNI, over
+// the same layout. kernels/meson.build compiles it beside the AVX2 K-quant kernel, with AVX-512 and
 // AVX-VNNI switched off, so on an AVX-512 machine it is still the plain AVX2 code and the tests
 // run it against the scalar dot and the AVX-512 kernel.
 //
@@ -10,7 +10,8 @@
 // int16 (|8 · 2 · 15 · 128| = 30720), so one vpmaddwd against ones makes the int32 sum, started
 // from the block's correction -8 Σa as in the AVX-512 kernel. MXFP4's looked-up levels reach
 // 24 (|4 · 2 · 24 · 128| = 24576 for four operands), so its operands are summed four at a time
-// in int16, each run widened with its own vpmaddwd. The integer sum of every output is the
+// in int16, each run widened with its own vpmaddwd; so are Q5_0's and Q5_1's codes up to 31
+// (|4 · 2 · 31 · 128| = 31744). The integer sum of every output is the
 // AVX-512 kernel's and the float steps are the same operations in the same order, so both give
 // the same bits (the tests check it). Q8_0 (codes up to 255) stays on the dot kernels here.
 #include "kernels/quant_gemm_interleaved.h"
@@ -42,14 +43,45 @@ void load_nibbles(const std::byte* quads, int h, __m256i (&w)[kOperands]) {
     }
 }
 
-// Per format: half a block's operands, the 8 rows' weight scales of that half, the float step,
-// and how many operands' byte products int16 holds.
+// Rows 8h..8h+7 of 16 f16 scales as f32.
+__m256 half_scales(const std::byte* s, int h) {
+    return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(s + 16 * h)));
+}
+
+// The int32 lanes x scale, rounded, as scalar::dot forms a block's term (MXFP4, Q5_0, Q5_1).
+__m256 scaled(__m256i sum, __m256 scale) { return _mm256_mul_ps(_mm256_cvtepi32_ps(sum), scale); }
+
+// Per format: half a block's operands, the 8 rows' weight scales of that half (of the block's
+// scale area s), the float step, and how many operands' byte products int16 holds.
 struct Q4_0Format {
     using Block = BlockQ4_0;
     static constexpr int kRun = kOperands;
     static void load(const std::byte* quads, int h, __m256i (&w)[kOperands]) { load_nibbles(quads, h, w); }
-    static __m256 scales(const std::byte* s) { return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(s))); }
+    static __m256 scales(const std::byte* s, int h) { return half_scales(s, h); }
     static __m256 step(__m256 acc, __m256i sum, __m256 scale) { return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), scale, acc); }
+};
+
+// Q5_0 and Q5_1 as the AVX-512 kernel's Q5Operands: operand i's fifth bits from bit i of the
+// run's bytes to bit 4, a multiply then an add (Q5_1: with its min term).
+template <typename Q5Block>
+struct Q5Format {
+    using Block = Q5Block;
+    static constexpr int kRun = kOperands / 2;
+    static void load(const std::byte* quads, int h, __m256i (&w)[kOperands]) {
+        load_nibbles(quads, h, w);
+        const __m256i run = _mm256_load_si256(reinterpret_cast<const __m256i*>(quads + kOperands / 2 * kQuadBytes + 32 * h));
+        const __m256i bit_4 = _mm256_set1_epi8(0x10);
+        for (int i = 0; i < kOperands; ++i) {
+            const __m256i moved = i < 4 ? _mm256_slli_epi16(run, 4 - i) : _mm256_srli_epi16(run, i - 4);
+            w[i] = _mm256_or_si256(w[i], _mm256_and_si256(moved, bit_4));
+        }
+    }
+    static __m256 scales(const std::byte* s, int h) { return half_scales(s, h); }
+    static __m256 mins(const std::byte* s, int h) { return half_scales(s + 2 * kInterleave, h); }
+    static __m256 step(__m256 acc, __m256i sum, __m256 scale) { return _mm256_add_ps(acc, scaled(sum, scale)); }
+    static __m256 step(__m256 acc, __m256i sum, __m256 scale, __m256 min_scale, float a_sum) {
+        return _mm256_add_ps(acc, _mm256_add_ps(scaled(sum, scale), _mm256_mul_ps(_mm256_set1_ps(a_sum), min_scale)));
+    }
 };
 
 // MXFP4 as the AVX-512 kernel's Mxfp4Operands: levels by vpshufb, 2^(e - 128) from the
@@ -62,13 +94,13 @@ struct Mxfp4Format {
         load_nibbles(quads, h, w);
         for (auto& v : w) v = _mm256_shuffle_epi8(levels, v);
     }
-    static __m256 scales(const std::byte* s) {
-        const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)));
+    static __m256 scales(const std::byte* s, int h) {
+        const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s + 8 * h)));
         const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(1)), 23);
         const __m256i subnormal = _mm256_sllv_epi32(_mm256_set1_epi32(0x00200000), e);
         return _mm256_castsi256_ps(_mm256_blendv_epi8(normal, subnormal, _mm256_cmpgt_epi32(_mm256_set1_epi32(2), e)));
     }
-    static __m256 step(__m256 acc, __m256i sum, __m256 scale) { return _mm256_add_ps(acc, _mm256_mul_ps(_mm256_cvtepi32_ps(sum), scale)); }
+    static __m256 step(__m256 acc, __m256i sum, __m256 scale) { return _mm256_add_ps(acc, scaled(sum, scale)); }
 };
 
 // The block's exact integer dot product for the 8 rows of w, against activation quants a:
@@ -109,12 +141,17 @@ void tile(const InterleavedGemm<typename Format::Block>& g, const std::byte* gro
         for (int h = 0; h < kHalves; ++h) {
             __m256i w[kOperands];
             Format::load(quants, h, w);
-            const __m256 w_scale = Format::scales(block_scales + scale_bytes / kHalves * static_cast<std::size_t>(h));
+            const __m256 w_scale = Format::scales(block_scales, h);
+            __m256 w_min = _mm256_setzero_ps();
+            if constexpr (kHasMin<Block>) w_min = Format::mins(block_scales, h);
             for (int r = 0; r < R; ++r) {
                 const std::int64_t at = (r0 + r) * g.a_stride + b;
-                const __m256i sum = block_sum<Format::kRun>(w, g.a[at].qs.data(), g.a_info[at].correction);
-                const __m256 scale = _mm256_mul_ps(w_scale, _mm256_set1_ps(g.a_info[at].d));
-                acc[h][r] = Format::step(acc[h][r], sum, scale);
+                const ActivationBlockInfo& info = g.a_info[at];
+                const __m256i sum = block_sum<Format::kRun>(w, g.a[at].qs.data(), info.correction);
+                const __m256 a_scale = _mm256_set1_ps(info.d);
+                const __m256 scale = _mm256_mul_ps(w_scale, a_scale);
+                if constexpr (kHasMin<Block>) acc[h][r] = Format::step(acc[h][r], sum, scale, _mm256_mul_ps(w_min, a_scale), info.sum);
+                else acc[h][r] = Format::step(acc[h][r], sum, scale);
             }
         }
     }
@@ -141,6 +178,8 @@ void gemm_groups(const InterleavedGemm<typename Format::Block>& g) {
 }  // namespace
 
 void gemm(const InterleavedGemm<BlockQ4_0>& g) noexcept { gemm_groups<Q4_0Format>(g); }
+void gemm(const InterleavedGemm<BlockQ5_0>& g) noexcept { gemm_groups<Q5Format<BlockQ5_0>>(g); }
+void gemm(const InterleavedGemm<BlockQ5_1>& g) noexcept { gemm_groups<Q5Format<BlockQ5_1>>(g); }
 void gemm(const InterleavedGemm<BlockMXFP4>& g) noexcept { gemm_groups<Mxfp4Format>(g); }
 
 }  // namespace forge::kernels::simd::avx2

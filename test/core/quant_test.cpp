@@ -150,16 +150,22 @@ TEST(QuantMatmul, MatchesDoublePrecisionOnDecodedOperands) {
     }
 }
 
-// forge has no MXFP4 encoder, so its weights are random blocks: any code,
-// scales 2^-9 .. 2^-7 (e = 119 .. 121), weights of the same size as the encoded formats' above.
-TEST(QuantMatmul, Mxfp4MatchesDoublePrecisionOnDecodedOperands) {
-    Tensor w = Tensor::empty({24, 512}, DType::MXFP4);
-    std::mt19937 rng(8);
-    std::uniform_int_distribution<int> byte(0, 255), exponent(119, 121);
+// forge has no MXFP4 encoder, so its weights are random blocks: any code, exponents e in
+// [e_lo, e_hi] (scales 2^(e - 128)).
+Tensor random_mxfp4(std::int64_t n, std::int64_t k, unsigned seed, int e_lo, int e_hi) {
+    Tensor w = Tensor::empty({n, k}, DType::MXFP4);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> byte(0, 255), exponent(e_lo, e_hi);
     for (auto& b : std::span(reinterpret_cast<kernels::BlockMXFP4*>(w.raw_data()), w.nbytes() / sizeof(kernels::BlockMXFP4))) {
         b.e = static_cast<std::uint8_t>(exponent(rng));
         for (auto& q : b.qs) q = static_cast<std::uint8_t>(byte(rng));
     }
+    return w;
+}
+
+// Scales 2^-9 .. 2^-7, weights of the same size as the encoded formats' above.
+TEST(QuantMatmul, Mxfp4MatchesDoublePrecisionOnDecodedOperands) {
+    const Tensor w = random_mxfp4(24, 512, 8, 119, 121);
     for (const std::int64_t m : {1, 5}) {
         const Tensor x = random_tensor({m, 512}, 4);
         const Tensor y = quant_matmul(x, w);
@@ -168,22 +174,14 @@ TEST(QuantMatmul, Mxfp4MatchesDoublePrecisionOnDecodedOperands) {
     }
 }
 
-// MXFP4 through the linear layer as a gpt-oss expert loads (2880 wide; interleaved where the
-// build has the kernel): one row (decode) and many (prefill) give every output scalar::dot's
-// bits for its row pair, the interleaved kernels' promise (kernels/quant_gemm_interleaved.h).
-TEST(QuantMatmul, Mxfp4OutputsAreScalarDotBits) {
-#if defined(FORGE_BACKEND_SIMD) && !defined(FORGE_INTERLEAVED_Q4_0)
-    GTEST_SKIP() << "the simd dot kernel (no interleaved MXFP4 kernel in this build) rounds lane-wise";
-#endif
-    const std::int64_t n = 40, k = 2880, blocks = k / 32;
-    Tensor w = Tensor::empty({n, k}, DType::MXFP4);
-    std::mt19937 rng(9);
-    std::uniform_int_distribution<int> byte(0, 255), exponent(118, 122);
-    const std::span wb(reinterpret_cast<kernels::BlockMXFP4*>(w.raw_data()), w.nbytes() / sizeof(kernels::BlockMXFP4));
-    for (auto& b : wb) {
-        b.e = static_cast<std::uint8_t>(exponent(rng));
-        for (auto& q : b.qs) q = static_cast<std::uint8_t>(byte(rng));
-    }
+// Every output of w [n, k] through the linear layer as a model loads it (interleaved where the
+// build has the kernel), for one row (decode) and many (prefill), has scalar::dot's bits for its
+// row pair: the promise of the interleaved MXFP4, Q5_0 and Q5_1 kernels
+// (kernels/quant_gemm_interleaved.h), and of the scalar backend.
+template <typename Block>
+void expect_scalar_dot_bits(const Tensor& w) {
+    const std::int64_t n = w.size(0), k = w.size(1), blocks = k / Block::kSize;
+    const std::span wb(reinterpret_cast<const Block*>(w.raw_data()), w.nbytes() / sizeof(Block));
     for (const std::int64_t m : {1, 9}) {
         const Tensor x = random_tensor({m, k}, 10);
         const Tensor y = quant_matmul(x, w);
@@ -191,13 +189,30 @@ TEST(QuantMatmul, Mxfp4OutputsAreScalarDotBits) {
         const std::span ab(reinterpret_cast<const kernels::BlockQ8_0*>(xq.raw_data()), xq.nbytes() / sizeof(kernels::BlockQ8_0));
         for (std::int64_t i = 0; i < m; ++i) {
             for (std::int64_t j = 0; j < n; ++j) {
-                const float want = kernels::scalar::dot(std::span<const kernels::BlockMXFP4>(wb.subspan(static_cast<std::size_t>(j * blocks), static_cast<std::size_t>(blocks))),
+                const float want = kernels::scalar::dot(wb.subspan(static_cast<std::size_t>(j * blocks), static_cast<std::size_t>(blocks)),
                                                         ab.subspan(static_cast<std::size_t>(i * blocks), static_cast<std::size_t>(blocks)));
                 ASSERT_EQ(std::bit_cast<std::uint32_t>(y.span<float>()[i * n + j]), std::bit_cast<std::uint32_t>(want))
-                    << "m=" << m << " at (" << i << ", " << j << ")";
+                    << dtype_name(w.dtype()) << " m=" << m << " at (" << i << ", " << j << ")";
             }
         }
     }
+}
+
+// MXFP4 as a gpt-oss expert loads (2880 wide).
+TEST(QuantMatmul, Mxfp4OutputsAreScalarDotBits) {
+#if defined(FORGE_BACKEND_SIMD) && !defined(FORGE_INTERLEAVED_Q4_0)
+    GTEST_SKIP() << "the simd dot kernel (no interleaved MXFP4 kernel in this build) rounds lane-wise";
+#endif
+    expect_scalar_dot_bits<kernels::BlockMXFP4>(random_mxfp4(40, 2880, 9, 118, 122));
+}
+
+// Q5_0 and Q5_1 as Gemma 3 1B's Q4_K_M and Q5_K_M files hold its 1152-wide matrices.
+TEST(QuantMatmul, Q5OutputsAreScalarDotBits) {
+#if defined(FORGE_BACKEND_SIMD) && !defined(FORGE_INTERLEAVED_Q4_0)
+    GTEST_SKIP() << "the simd dot kernel (no interleaved Q5 kernel in this build) rounds lane-wise";
+#endif
+    expect_scalar_dot_bits<kernels::BlockQ5_0>(quant::quantize(random_tensor({40, 1152}, 12, 0.05f), DType::Q5_0));
+    expect_scalar_dot_bits<kernels::BlockQ5_1>(quant::quantize(random_tensor({40, 1152}, 13, 0.05f), DType::Q5_1));
 }
 
 TEST(QuantMatmul, ResultsDoNotDependOnThreadCount) {
@@ -212,7 +227,7 @@ TEST(QuantMatmul, ResultsDoNotDependOnThreadCount) {
 }
 
 TEST(QuantMatmul, DecodePathDoesNotAllocate) {
-    for (const DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
+    for (const DType t : {DType::Q8_0, DType::Q4_0, DType::Q5_0, DType::Q5_1, DType::Q4_K, DType::Q6_K}) {
         const Tensor w = quant::quantize(random_tensor({512, 2048}, 7, 0.05f), t);
         const Tensor x = random_tensor({1, 2048}, 8);
         Tensor y = Tensor::empty({1, 512});
@@ -234,19 +249,19 @@ TEST(QuantMatmul, LinearRowsGivesEachProductTheBitsOfLinearAlone) {
     const std::int64_t m = 16, k = 512;
     const Tensor x = random_tensor({m, k}, 10);
     std::vector<infer::Linear> layers;
-    for (const DType t : {DType::Q4_K, DType::Q4_K, DType::Q4_K, DType::Q6_K, DType::Q8_0, DType::Q8_0, DType::F32}) {
+    for (const DType t : {DType::Q4_K, DType::Q4_K, DType::Q4_K, DType::Q6_K, DType::Q8_0, DType::Q8_0, DType::Q5_0, DType::Q5_1, DType::F32}) {
         const Tensor w = quant::quantize(random_tensor({48, k}, 11 + static_cast<std::uint32_t>(layers.size()), 0.05f), t);
         layers.push_back({w, Tensor{}, infer::InterleavedWeights::from(w, false)});
     }
     // (first row, rows) of each product: single rows, a run, one past a register tile, all of x.
-    const std::pair<std::int64_t, std::int64_t> rows[] = {{0, 1}, {3, 2}, {5, 11}, {15, 1}, {2, 9}, {0, 16}, {7, 3}};
+    const std::pair<std::int64_t, std::int64_t> rows[] = {{0, 1}, {3, 2}, {5, 11}, {15, 1}, {2, 9}, {0, 16}, {4, 12}, {6, 1}, {7, 3}};
     std::vector<Tensor> outputs;
     std::vector<infer::LinearRows> products;
     for (std::size_t i = 0; i < layers.size(); ++i) {
         outputs.push_back(Tensor::empty({rows[i].second, 48}));
         products.push_back({&layers[i], rows[i].first, rows[i].second, outputs.back().span<float>()});
     }
-    infer::ActivationScratch scratch(m, k, 8);
+    infer::ActivationScratch scratch(m, k, static_cast<std::int64_t>(products.size()));
     infer::linear_rows(products, x.span<float>(), m, scratch);
     for (std::size_t i = 0; i < layers.size(); ++i) {
         const auto [first, count] = rows[i];

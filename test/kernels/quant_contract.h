@@ -127,8 +127,13 @@ template <>
 inline constexpr double kGemmBound<BlockQ5_K> = 3.2e-7;
 template <>
 inline constexpr double kGemmBound<BlockQ6_K> = 2.5e-7;
-// MXFP4's kernels take scalar::dot's float steps in its order: its bits exactly.
+// MXFP4's, Q5_0's and Q5_1's kernels take scalar::dot's float steps in its order: its bits
+// exactly.
 template <>
 inline constexpr double kGemmBound<BlockMXFP4> = 0.0;
+template <>
+inline constexpr double kGemmBound<BlockQ5_0> = 0.0;
+template <>
+inline constexpr double kGemmBound<BlockQ5_1> = 0.0;
 
 }  // namespace forge::kernels

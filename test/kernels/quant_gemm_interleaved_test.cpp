@@ -1,9 +1,9 @@
-// The interleaved GEMMs (simd builds with AVX-512 VNNI): Q4_0 / Q8_0 / MXFP4
+// The interleaved GEMMs (simd builds with AVX-512 VNNI): Q4_0 / Q5_0 / Q5_1 / Q8_0 / MXFP4
 // (kernels/quant_gemm_interleaved.h) and Q4_K / Q5_K / Q6_K (kernels/quant_gemm_interleaved_k.h;
-// Q4_0, MXFP4 and the K-quants also on AVX2, whose kernels, simd::avx2::gemm, run the same
-// checks on AVX-512 machines and must give the AVX-512 kernels' bits).
-// Every output within the contract bound of kernels/quant_dot.h from scalar::dot (MXFP4: equal
-// to it bit for bit, always), bit for bit equal to it where every partial sum is exact
+// all but Q8_0 also on AVX2, whose kernels, simd::avx2::gemm, run the same checks on AVX-512
+// machines and must give the AVX-512 kernels' bits).
+// Every output within the contract bound of kernels/quant_dot.h from scalar::dot (MXFP4, Q5_0,
+// Q5_1: equal to it bit for bit, always), bit for bit equal to it where every partial sum is exact
 // (power-of-two scales, small activations), the
 // same bits however the outputs are cut (many activation rows or one, one call or group by
 // group: prefill, decode and every thread split agree), and the repacking reversible row by row.
@@ -175,6 +175,9 @@ void check_format(std::initializer_list<std::int64_t> block_counts, GemmKernel<B
 
 #if defined(FORGE_INTERLEAVED_Q4_0)
 TEST(QuantGemmInterleaved, Q4_0) { check_format<BlockQ4_0>({1, 3, 8, 33}); }
+// 36 blocks: Gemma 3 1B's 1152-wide rows (its Q4_K_M file keeps them in Q5_0).
+TEST(QuantGemmInterleaved, Q5_0) { check_format<BlockQ5_0>({1, 3, 8, 36}); }
+TEST(QuantGemmInterleaved, Q5_1) { check_format<BlockQ5_1>({1, 3, 8, 36}); }
 #endif
 #if defined(FORGE_INTERLEAVED_GEMM)
 TEST(QuantGemmInterleaved, Q8_0) { check_format<BlockQ8_0>({1, 3, 8, 33}); }
@@ -246,6 +249,9 @@ void check_extreme_activations(std::uint8_t fill, GemmKernel<Block> kernel = sim
 TEST(QuantGemmInterleaved, ExtremeCodes) {
 #if defined(FORGE_INTERLEAVED_Q4_0)
     check_extremes<BlockQ4_0>(0xFF);
+    check_extremes<BlockQ5_0>(0xFF);  // every code 31 (+15), qh all set
+    check_extremes<BlockQ5_0>(0x00);  // every code 0 (-16)
+    check_extremes<BlockQ5_1>(0xFF);
     check_extremes<BlockMXFP4>(0xFF);  // code 15: -12
     check_extremes<BlockMXFP4>(0x77);  // code 7: +12, the largest level (24)
 #endif
@@ -261,6 +267,10 @@ TEST(QuantGemmInterleaved, ExtremeCodes) {
 TEST(QuantGemmInterleaved, ExtremeActivations) {
 #if defined(FORGE_INTERLEAVED_Q4_0)
     check_extreme_activations<BlockQ4_0>(0xFF);
+    for (const std::uint8_t fill : {0x00, 0xFF}) {
+        check_extreme_activations<BlockQ5_0>(fill);
+        check_extreme_activations<BlockQ5_1>(fill);
+    }
     check_extreme_activations<BlockMXFP4>(0xFF);
     check_extreme_activations<BlockMXFP4>(0x77);
 #endif
@@ -293,6 +303,8 @@ void check_row_round_trip() {
 TEST(QuantGemmInterleaved, RowsComeBackUnchanged) {
 #if defined(FORGE_INTERLEAVED_Q4_0)
     check_row_round_trip<BlockQ4_0>();
+    check_row_round_trip<BlockQ5_0>();
+    check_row_round_trip<BlockQ5_1>();
     check_row_round_trip<BlockMXFP4>();
 #endif
 #if defined(FORGE_INTERLEAVED_GEMM)
@@ -304,8 +316,8 @@ TEST(QuantGemmInterleaved, RowsComeBackUnchanged) {
 }
 
 #if defined(FORGE_INTERLEAVED_AVX2) && defined(FORGE_INTERLEAVED_GEMM)
-// On an AVX-512 machine, the AVX2 kernels (vpmaddubsw and int16 partial sums: Q4_0 and the
-// K-quants) through every check above. (Where the build has only AVX2, simd::gemm is that kernel and the tests above
+// On an AVX-512 machine, the AVX2 kernels (vpmaddubsw and int16 partial sums: Q4_0, Q5_0, Q5_1,
+// MXFP4 and the K-quants) through every check above. (Where the build has only AVX2, simd::gemm is that kernel and the tests above
 // run it.)
 template <typename Block>
 void check_avx2() {
@@ -316,6 +328,11 @@ void check_avx2() {
 }
 
 TEST(QuantGemmInterleavedAvx2, Q4_0) { check_avx2<BlockQ4_0>(); }
+TEST(QuantGemmInterleavedAvx2, Q5_0) {
+    check_avx2<BlockQ5_0>();
+    check_extremes<BlockQ5_0>(0x00, {}, simd::avx2::gemm);
+}
+TEST(QuantGemmInterleavedAvx2, Q5_1) { check_avx2<BlockQ5_1>(); }
 TEST(QuantGemmInterleavedAvx2, MXFP4) {
     check_avx2<BlockMXFP4>();
     check_extremes<BlockMXFP4>(0x77, {}, simd::avx2::gemm);
@@ -344,6 +361,8 @@ void check_avx2_bits_equal_avx512() {
 
 TEST(QuantGemmInterleavedAvx2, SameBitsAsAvx512) {
     check_avx2_bits_equal_avx512<BlockQ4_0>();
+    check_avx2_bits_equal_avx512<BlockQ5_0>();
+    check_avx2_bits_equal_avx512<BlockQ5_1>();
     check_avx2_bits_equal_avx512<BlockMXFP4>();
     check_avx2_bits_equal_avx512<BlockQ4_K>();
     check_avx2_bits_equal_avx512<BlockQ5_K>();
