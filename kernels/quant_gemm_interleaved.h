@@ -60,22 +60,22 @@
 #define FORGE_INTERLEAVED_AVX2 1
 #endif
 #if defined(FORGE_INTERLEAVED_GEMM) || defined(FORGE_INTERLEAVED_AVX2)
-#define FORGE_INTERLEAVED_Q4_0 1
+#define FORGE_INTERLEAVED_NIBBLE_GEMM 1
 #endif
 
 namespace forge::kernels {
 
-// kHasInterleavedGemm: Q4_0, Q5_0, Q5_1, Q8_0 and MXFP4 (AVX-512 VNNI); kHasInterleavedQ4_0: the
+// kHasInterleavedGemm: Q4_0, Q5_0, Q5_1, Q8_0 and MXFP4 (AVX-512 VNNI); kHasInterleavedNibbleGemm: the
 // nibble formats Q4_0, Q5_0, Q5_1 and MXFP4 (either kernel).
 #if defined(FORGE_INTERLEAVED_GEMM)
 inline constexpr bool kHasInterleavedGemm = true;
 #else
 inline constexpr bool kHasInterleavedGemm = false;
 #endif
-#if defined(FORGE_INTERLEAVED_Q4_0)
-inline constexpr bool kHasInterleavedQ4_0 = true;
+#if defined(FORGE_INTERLEAVED_NIBBLE_GEMM)
+inline constexpr bool kHasInterleavedNibbleGemm = true;
 #else
-inline constexpr bool kHasInterleavedQ4_0 = false;
+inline constexpr bool kHasInterleavedNibbleGemm = false;
 #endif
 
 inline constexpr int kInterleave = 16;
@@ -172,7 +172,7 @@ struct InterleavedGemm {
     std::int64_t y_stride;
 };
 
-// Defined where kHasInterleavedQ4_0 (the layout functions for every format, the gemm of Q4_0,
+// Defined where kHasInterleavedNibbleGemm (the layout functions for every format, the gemm of Q4_0,
 // Q5_0, Q5_1 and MXFP4) and where kHasInterleavedGemm (Q8_0's gemm); callers test them with if
 // constexpr.
 namespace simd {

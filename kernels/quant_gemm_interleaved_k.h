@@ -60,7 +60,7 @@ inline constexpr bool kHasInterleavedGemmFor =
     Block::kSize == kSuperBlock ? kHasInterleavedKGemm
     : std::is_same_v<Block, BlockQ4_0> || std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_1> ||
             std::is_same_v<Block, BlockMXFP4>
-        ? kHasInterleavedQ4_0
+        ? kHasInterleavedNibbleGemm
         : kHasInterleavedGemm;
 
 // Bytes of one group of 16 rows per super-block (a whole number of cache lines).

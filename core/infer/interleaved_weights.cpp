@@ -82,7 +82,7 @@ void InterleavedWeights::copy_row(std::int64_t r, std::span<std::byte> out) cons
 std::shared_ptr<const InterleavedWeights> InterleavedWeights::from(const Tensor& weight, bool release_source) {
 #if defined(FORGE_INTERLEAVED_K_GEMM)
     check(weight.rank() == 2 && weight.is_contiguous(), "interleaved weights: expected a contiguous matrix");
-#if defined(FORGE_INTERLEAVED_Q4_0)
+#if defined(FORGE_INTERLEAVED_NIBBLE_GEMM)
     if (weight.dtype() == DType::Q4_0) return interleave<kernels::BlockQ4_0>(weight, DType::Q4_0, release_source);
     if (weight.dtype() == DType::Q5_0) return interleave<kernels::BlockQ5_0>(weight, DType::Q5_0, release_source);
     if (weight.dtype() == DType::Q5_1) return interleave<kernels::BlockQ5_1>(weight, DType::Q5_1, release_source);

@@ -221,7 +221,7 @@ ActivationScratch::ActivationScratch(std::int64_t max_rows, std::int64_t max_wid
     const std::size_t per_row = std::max(static_cast<std::size_t>(ceil_div(max_width, 32)) * sizeof(kernels::BlockQ8_0),
                                          static_cast<std::size_t>(ceil_div(max_width, 256)) * sizeof(kernels::BlockQ8_K));
     bytes_.resize(static_cast<std::size_t>(max_rows) * per_row);
-    if constexpr (kernels::kHasInterleavedQ4_0) block_info_.resize(static_cast<std::size_t>(max_rows * ceil_div(max_width, 32)));
+    if constexpr (kernels::kHasInterleavedNibbleGemm) block_info_.resize(static_cast<std::size_t>(max_rows * ceil_div(max_width, 32)));
     packing_lanes_ = ThreadPool::global().size();
     packing_.resize(static_cast<std::size_t>(packing_lanes_) * kPackingFloats);
     task_starts_.resize(static_cast<std::size_t>(std::max<std::int64_t>(max_products, kMaxShared)) + 1);

@@ -10,7 +10,7 @@
 // The layout code runs wherever Q4_0 loads interleaved (also on AVX2, whose Q4_0, Q5_0, Q5_1
 // and MXFP4 kernels are simd/quant_gemm_interleaved_avx2.cpp); the AVX-512 kernel below only with AVX-512
 // VNNI.
-#if defined(FORGE_INTERLEAVED_Q4_0)
+#if defined(FORGE_INTERLEAVED_NIBBLE_GEMM)
 
 #include "kernels/half.h"
 #include "kernels/simd/quant_lanes.h"

@@ -200,7 +200,7 @@ void expect_scalar_dot_bits(const Tensor& w) {
 
 // MXFP4 as a gpt-oss expert loads (2880 wide).
 TEST(QuantMatmul, Mxfp4OutputsAreScalarDotBits) {
-#if defined(FORGE_BACKEND_SIMD) && !defined(FORGE_INTERLEAVED_Q4_0)
+#if defined(FORGE_BACKEND_SIMD) && !defined(FORGE_INTERLEAVED_NIBBLE_GEMM)
     GTEST_SKIP() << "the simd dot kernel (no interleaved MXFP4 kernel in this build) rounds lane-wise";
 #endif
     expect_scalar_dot_bits<kernels::BlockMXFP4>(random_mxfp4(40, 2880, 9, 118, 122));
@@ -208,7 +208,7 @@ TEST(QuantMatmul, Mxfp4OutputsAreScalarDotBits) {
 
 // Q5_0 and Q5_1 as Gemma 3 1B's Q4_K_M and Q5_K_M files hold its 1152-wide matrices.
 TEST(QuantMatmul, Q5OutputsAreScalarDotBits) {
-#if defined(FORGE_BACKEND_SIMD) && !defined(FORGE_INTERLEAVED_Q4_0)
+#if defined(FORGE_BACKEND_SIMD) && !defined(FORGE_INTERLEAVED_NIBBLE_GEMM)
     GTEST_SKIP() << "the simd dot kernel (no interleaved Q5 kernel in this build) rounds lane-wise";
 #endif
     expect_scalar_dot_bits<kernels::BlockQ5_0>(quant::quantize(random_tensor({40, 1152}, 12, 0.05f), DType::Q5_0));

@@ -173,7 +173,7 @@ void check_format(std::initializer_list<std::int64_t> block_counts, GemmKernel<B
     }
 }
 
-#if defined(FORGE_INTERLEAVED_Q4_0)
+#if defined(FORGE_INTERLEAVED_NIBBLE_GEMM)
 TEST(QuantGemmInterleaved, Q4_0) { check_format<BlockQ4_0>({1, 3, 8, 33}); }
 // 36 blocks: Gemma 3 1B's 1152-wide rows (its Q4_K_M file keeps them in Q5_0).
 TEST(QuantGemmInterleaved, Q5_0) { check_format<BlockQ5_0>({1, 3, 8, 36}); }
@@ -182,7 +182,7 @@ TEST(QuantGemmInterleaved, Q5_1) { check_format<BlockQ5_1>({1, 3, 8, 36}); }
 #if defined(FORGE_INTERLEAVED_GEMM)
 TEST(QuantGemmInterleaved, Q8_0) { check_format<BlockQ8_0>({1, 3, 8, 33}); }
 #endif
-#if defined(FORGE_INTERLEAVED_Q4_0)
+#if defined(FORGE_INTERLEAVED_NIBBLE_GEMM)
 // 90 blocks: gpt-oss's 2880-wide rows.
 TEST(QuantGemmInterleaved, MXFP4) { check_format<BlockMXFP4>({1, 3, 8, 33, 90}); }
 
@@ -247,7 +247,7 @@ void check_extreme_activations(std::uint8_t fill, GemmKernel<Block> kernel = sim
 }
 
 TEST(QuantGemmInterleaved, ExtremeCodes) {
-#if defined(FORGE_INTERLEAVED_Q4_0)
+#if defined(FORGE_INTERLEAVED_NIBBLE_GEMM)
     check_extremes<BlockQ4_0>(0xFF);
     check_extremes<BlockQ5_0>(0xFF);  // every code 31 (+15), qh all set
     check_extremes<BlockQ5_0>(0x00);  // every code 0 (-16)
@@ -265,7 +265,7 @@ TEST(QuantGemmInterleaved, ExtremeCodes) {
 }
 
 TEST(QuantGemmInterleaved, ExtremeActivations) {
-#if defined(FORGE_INTERLEAVED_Q4_0)
+#if defined(FORGE_INTERLEAVED_NIBBLE_GEMM)
     check_extreme_activations<BlockQ4_0>(0xFF);
     for (const std::uint8_t fill : {0x00, 0xFF}) {
         check_extreme_activations<BlockQ5_0>(fill);
@@ -301,7 +301,7 @@ void check_row_round_trip() {
 }
 
 TEST(QuantGemmInterleaved, RowsComeBackUnchanged) {
-#if defined(FORGE_INTERLEAVED_Q4_0)
+#if defined(FORGE_INTERLEAVED_NIBBLE_GEMM)
     check_row_round_trip<BlockQ4_0>();
     check_row_round_trip<BlockQ5_0>();
     check_row_round_trip<BlockQ5_1>();
