@@ -1,8 +1,10 @@
 // `forge bench llm MODEL.gguf [--prompt 128] [--gen 32] [--parallel 1] [--threads N] [--reps 3]
 // [--json]`: language-model speed the way llama-bench measures it. Prefill is one forward pass
 // over --prompt random tokens (logits for the last); decode is --gen single-token steps from an
-// empty context, each picking the argmax. A warm-up run of each comes first; the reported
-// numbers are medians over --reps runs. Peak RSS covers the mapped weights actually touched.
+// empty context, each picking the argmax (infer::argmax_rows, vectorized as a greedy engine's:
+// a scalar std::max_element over the vocabulary was 1-2% of a step). A warm-up run of each
+// comes first; the reported numbers are medians over --reps runs. Peak RSS covers the mapped
+// weights actually touched.
 //
 // --parallel N runs N sequences at once through the engine the scheduler drives (one forward
 // pass per step over N slots, models/llm/forward.h), as llama-batched-bench does: prefill is
@@ -28,6 +30,7 @@
 #include "core/thread_pool.h"
 #include "core/infer/batch.h"
 #include "core/infer/kv_cache.h"
+#include "core/infer/row_ops.h"
 #include "models/llm/forward.h"
 #include "models/llm/model.h"
 #include "models/llm/sequence_generator.h"
@@ -86,7 +89,9 @@ void decode(llm::Session& session, std::int64_t steps) {
     std::int32_t token = 0;
     for (std::int64_t i = 0; i < steps; ++i) {
         const auto logits = session.eval(std::span(&token, 1));
-        token = static_cast<std::int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        std::int64_t best = 0;
+        infer::argmax_rows(logits, 1, static_cast<std::int64_t>(logits.size()), std::span(&best, 1));
+        token = static_cast<std::int32_t>(best);
     }
 }
 
@@ -124,16 +129,13 @@ void time_parallel(const llm::Model& model, const BenchLlmOptions& o, LlmTimes& 
     // Decode from empty slots, each stream its own first token, every step one row per stream.
     t.decode_s = time_reps([&] {
         clear();
-        std::vector<std::int32_t> tokens(static_cast<std::size_t>(n));
-        for (std::int64_t s = 0; s < n; ++s) tokens[static_cast<std::size_t>(s)] = static_cast<std::int32_t>(s);
+        std::vector<std::int64_t> tokens(static_cast<std::size_t>(n));
+        for (std::int64_t s = 0; s < n; ++s) tokens[static_cast<std::size_t>(s)] = s;
         for (std::int64_t step = 0; step < o.gen; ++step) {
             batch.clear();
-            for (std::int64_t s = 0; s < n; ++s) batch.add({tokens[static_cast<std::size_t>(s)], step, s, true});
+            for (std::int64_t s = 0; s < n; ++s) batch.add({static_cast<std::int32_t>(tokens[static_cast<std::size_t>(s)]), step, s, true});
             forward.run(batch.rows(), cache, logits);
-            for (std::int64_t s = 0; s < n; ++s) {
-                const auto row = std::span(logits).subspan(static_cast<std::size_t>(s) * n_vocab, n_vocab);
-                tokens[static_cast<std::size_t>(s)] = static_cast<std::int32_t>(std::max_element(row.begin(), row.end()) - row.begin());
-            }
+            infer::argmax_rows(logits, n, static_cast<std::int64_t>(n_vocab), tokens);
         }
     }, o.reps);
     t.kv_cache_mib = static_cast<double>(cache.bytes()) / (1 << 20);

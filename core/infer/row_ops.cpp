@@ -1,11 +1,13 @@
 #include "core/infer/row_ops.h"
 
 #include "core/checked_math.h"
+#include "core/error.h"
 #include "core/thread_pool.h"
 #include "kernels/backend.h"
 #include "kernels/binary.h"
 #include "kernels/convert.h"
 #include "kernels/norm.h"
+#include "kernels/reduce.h"
 #include "kernels/unary.h"
 
 #include <algorithm>
@@ -138,6 +140,14 @@ void rope_rows(std::span<float> rows, std::int64_t n_rows, std::int64_t n_heads,
             kernels::active::rope(heads, head_dim, mode,
                                   {cos.subspan(sz(i * half), sz(half)), sin.subspan(sz(i * half), sz(half))}, heads);
         }
+    });
+}
+
+void argmax_rows(std::span<const float> x, std::int64_t rows, std::int64_t width, std::span<std::int64_t> out) {
+    check(x.size() >= sz(rows * width) && out.size() >= sz(rows), "argmax_rows: {} values and {} outputs cannot hold {} rows of {}",
+          x.size(), out.size(), rows, width);
+    ThreadPool::global().parallel_for(rows, 1, [&](std::int64_t begin, std::int64_t end) {
+        kernels::active::argmax(x.data() + begin * width, kernels::ReduceLayout{end - begin, width, 1, 1}, out.data() + begin);
     });
 }
 

@@ -1,7 +1,8 @@
 // The row-wise operations of a transformer forward pass on raw row-major buffers, split over
 // the thread pool by rows (each row's result depends only on that row): RMSNorm, LayerNorm, the
-// residual add, SwiGLU, GELU, and RoPE at each row's own position; and the element-wise add and multiply that
-// NAM's real-time models (models/nam) run on one row of a block at a time.
+// residual add, SwiGLU, GELU, RoPE at each row's own position, and the argmax of each row of
+// logits; and the element-wise add and multiply that NAM's real-time models (models/nam) run on
+// one row of a block at a time.
 #pragma once
 
 #include "kernels/backend.h"
@@ -64,5 +65,12 @@ void rope_angles_rows(std::span<const std::int64_t> positions, const kernels::Ro
 // RoPE on `n_heads` heads of `head_dim` values in each row, row i with angles row i of cos/sin.
 void rope_rows(std::span<float> rows, std::int64_t n_rows, std::int64_t n_heads, std::int64_t head_dim,
                kernels::RopeMode mode, std::span<const float> cos, std::span<const float> sin, std::int64_t half);
+
+// out[i] = the index of the largest of row i's `width` values, for `rows` rows: each sequence's
+// greedy token after a batched step. The lowest index among equal values, as std::max_element
+// gives (a NaN counts as larger than any number). Vectorized, and the rows split over the
+// pool: with a 151936-token vocabulary, std::max_element on four rows took 0.4 ms on one
+// thread, 2% of a four-stream mixture-of-experts decode step.
+void argmax_rows(std::span<const float> x, std::int64_t rows, std::int64_t width, std::span<std::int64_t> out);
 
 }  // namespace forge::infer
