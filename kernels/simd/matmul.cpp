@@ -192,8 +192,8 @@ std::int64_t step_pairs(std::int64_t depth) { return (depth + 1) / 2; }
 #if defined(__AVX512BF16__)
 const char* const kBf16Path = "avx512_bf16";
 
-// Lanes [0, lanes) of two f32 rows (steps p and p + 1) as pairs of bf16 (VCVTNE2PS2BF16
-// rounds as f32_to_bf16_flushed), interleaved into 32-bit lanes.
+// 16 values of two f32 rows (steps p and p + 1) as 16 pairs of bf16 (VCVTNE2PS2BF16 rounds as
+// f32_to_bf16_flushed), step p in the low half of each 32-bit lane.
 __m512 round_pairs(__m512 even, __m512 odd) {
     const __m512i halves = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(odd, even));  // even in 0..15, odd in 16..31
     const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
@@ -201,6 +201,7 @@ __m512 round_pairs(__m512 even, __m512 odd) {
     return _mm512_castsi512_ps(_mm512_permutexvar_epi16(interleave, halves));
 }
 
+// One pair row: `width` lines of steps p (`even`) and p + 1 (`odd`, null past the panel's end).
 void round_panel_rows(const float* even, const float* odd, std::int64_t width, float* pairs) {
     for (std::int64_t l = 0; l < width; l += 16) {
         const auto lanes = static_cast<__mmask16>((1u << std::min<std::int64_t>(16, width - l)) - 1u);
