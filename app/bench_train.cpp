@@ -114,17 +114,21 @@ Result bench_gpt(int reps) {
     return {"gpt", fmt::format("d{} V{} B{} T{}", s.depth, s.vocab, s.batch, s.seq), seconds};
 }
 
-void print(const std::vector<Result>& results, bool json) {
+void print(const std::vector<Result>& results, bool json, const std::string& precision) {
     const int threads = ThreadPool::global().size();
     if (json) {
-        nlohmann::json out = {{"threads", threads}, {"backend", kernels::kBackendName}, {"results", nlohmann::json::array()}};
+        nlohmann::json out = {{"threads", threads},
+                              {"backend", kernels::kBackendName},
+                              {"precision", precision},
+                              {"results", nlohmann::json::array()}};
         for (const auto& r : results) {
             out["results"].push_back({{"name", r.name}, {"shape", r.shape}, {"ms", bench::summarize(r.seconds).median * 1e3}});
         }
         fmt::print("{}\n", out.dump(2));
         return;
     }
-    fmt::print("training step (forward + backward + AdamW), {} threads, {} backend\n", threads, kernels::kBackendName);
+    fmt::print("training step (forward + backward + AdamW), {} threads, {} backend, {} matmuls\n", threads,
+               kernels::kBackendName, precision);
     for (const auto& r : results) {
         const bench::Summary s = bench::summarize(r.seconds);
         fmt::print("{:<18} {:<28} {:>9.3f} ms  (cv {:.1f}%)\n", r.name, r.shape, s.median * 1e3, 100 * s.cv);
@@ -153,7 +157,12 @@ void add_bench_train_command(CLI::App& bench, CommandTable& commands) {
     train->add_option("--reps", *reps, "Measured repetitions after the warm-up (default 9)")->check(CLI::Range(1, 1000));
     train->add_option("--only", *only, "Time only these models (mlp, transformer_block, gpt)")
         ->check(CLI::IsMember({"mlp", "transformer_block", "gpt"}));
-    commands.add(train, [json, reps, only] {
+    auto precision = std::make_shared<std::string>("f32");
+    train->add_option("--precision", *precision, "Matrix products in f32, or bf16 operands with f32 sums (train gpt's --precision)")
+        ->capture_default_str()->check(CLI::IsMember({"f32", "bf16"}));
+    commands.add(train, [json, reps, only, precision] {
+        // Every differentiable product of the steps; the optimizers' own products stay f32, as in training.
+        const ag::AutocastScope autocast(matmul_precision_named(*precision).value());
         const auto wanted = [&](const std::string& name) {
             return only->empty() || std::find(only->begin(), only->end(), name) != only->end();
         };
@@ -161,7 +170,7 @@ void add_bench_train_command(CLI::App& bench, CommandTable& commands) {
         if (wanted("mlp")) results.push_back(bench_mlp(*reps));
         if (wanted("transformer_block")) results.push_back(bench_block(*reps));
         if (wanted("gpt")) results.push_back(bench_gpt(*reps));
-        print(results, *json);
+        print(results, *json, *precision);
         return 0;
     });
 }

@@ -1,5 +1,5 @@
 // `forge train gpt --data FILE... --tokenizer TOK.gguf [--depth D] [--seq-len T] [--batch B]
-// [--steps N | --tokens N] [--seed S] [--out DIR] [--resume] [--json]`: pretrain a GPT from
+// [--steps N | --tokens N] [--seed S] [--precision f32|bf16] [--out DIR] [--resume] [--json]`: pretrain a GPT from
 // scratch (models/gpt/) and export DIR/model.gguf for llama.cpp and `forge chat`. Under
 // `mpirun -np P` the P processes train one model data-parallel (core/distributed/).
 #include "app/cli_checks.h"
@@ -24,6 +24,7 @@ struct GptCli {
     gpt::TrainConfig config;
     std::vector<std::string> data;
     std::string tokenizer, out = "gpt-run";
+    std::string precision;  // --precision, when given
     bool json = false;
     bool force = false;
     bool length_given = false;  // --steps or --tokens
@@ -33,6 +34,7 @@ int train_and_print(GptCli& cli, distributed::Communicator& world) {
     for (const auto& d : cli.data) cli.config.data.emplace_back(d);
     cli.config.tokenizer = cli.tokenizer;
     cli.config.out_dir = cli.out;
+    if (!cli.precision.empty()) cli.config.precision = matmul_precision_named(cli.precision);
     if (world.size() > 1 && world.is_root()) spdlog::info("data parallel: {}", world.describe());
     if (!cli.length_given && world.is_root())
         spdlog::info("train gpt: 20 tokens per parameter (the default length; --steps N or --tokens N sets it)");
@@ -98,6 +100,10 @@ void add_train_gpt_command(CLI::App& train, CommandTable& commands) {
         ->capture_default_str()->check(CLI::Range(std::int64_t{1}, gpt::kMaxTokens));
     gpt->add_option("--sample-prompt", c.sample_prompt, "Text the greedy samples continue")->capture_default_str();
     add_run_options(*gpt, c);
+    gpt->add_option("--precision", cli->precision,
+                    "Matrix products while training: f32, or bf16 operands with f32 sums (weights, optimizer, norms, "
+                    "softmax and loss stay f32). Default f32; --resume keeps the checkpoint's")
+        ->check(CLI::IsMember({"f32", "bf16"}));
     gpt->add_flag("--json", cli->json, "Print one JSON object: val_bpb, loss, tokens, tokens_per_s, model");
     add_force_flag(*gpt, cli->force);
     gpt->callback([cli, steps, tokens] {

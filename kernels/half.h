@@ -83,4 +83,12 @@ constexpr float bf16_to_f32(bf16_bits value) {
     return std::bit_cast<float>(static_cast<std::uint32_t>(value) << 16);
 }
 
+// f32_to_bf16 as AVX-512 BF16's VCVTNE2PS2BF16 does it: an f32 subnormal becomes a zero of
+// its sign instead of rounding (the operands of matmul_bf16, kernels/matmul.h).
+constexpr bf16_bits f32_to_bf16_flushed(float value) {
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+    if ((bits & 0x7f800000u) == 0) return static_cast<bf16_bits>((bits >> 16) & 0x8000u);
+    return f32_to_bf16(value);
+}
+
 }  // namespace forge::kernels

@@ -53,12 +53,32 @@ using MatmulF16 = MatmulBlock<std::uint16_t>;  // B holds f16 bit patterns
 // sweep, so W is still read once, without the 12-row tiles' packing). The inference front-end batches rows of unrelated
 // sequences and needs that.
 // (The scalar kernel keeps the promise with any m: it is one fixed-order sum per element.)
+//
+// matmul_bf16 is the product of mixed-precision training (`--precision bf16`, what
+// torch.autocast(cpu, bfloat16) does to a matmul): f32 operands rounded to bf16 as they are
+// read, f32 sums. Its definition (the scalar kernel) is the arithmetic of AVX-512 BF16's
+// VDPBF16PS, so the simd kernel reproduces it bit for bit:
+//   - each operand value: an f32 subnormal becomes a zero of its sign, every other value is
+//     rounded to the nearest bf16, ties to even (f32_to_bf16; VCVTNE2PS2BF16 does the same);
+//   - each element of C: k is cut into panels of kBf16PanelDepth steps from p = 0; a panel sums
+//     the pairs of steps (p, p + 1), p even, from zero as acc = fma(a[p+1], b[p+1], acc), then
+//     acc = fma(a[p], b[p], acc): a bf16 product is exact, so each step rounds once to f32,
+//     and a subnormal acc is flushed to a zero of its sign (the instruction's FTZ). An odd k's
+//     last step pairs with zeros. The panels' sums are then added in order, c = panel + c.
+// It takes the same scratch as matmul (matmul_scratch_floats). Where the CPU has no AVX-512
+// BF16 the simd kernel runs the same steps as f32 FMAs: the same bits, except that it does
+// not flush sums below 2^-126 (far below anything a training step produces).
+// An AMX (TDPBF16PS) kernel would be one more implementation of this function, tested against
+// the scalar one with a bound where its internal order differs.
+inline constexpr std::int64_t kBf16PanelDepth = 256;
+
 namespace scalar {
 std::size_t matmul_scratch_floats(std::int64_t m, std::int64_t n, std::int64_t k) noexcept;
 void matmul(const MatmulF32& block, std::span<float> scratch) noexcept;
 void matmul(const MatmulF16& block, std::span<float> scratch) noexcept;
 void matmul_rows(const MatmulF32& block, std::span<float> scratch) noexcept;
 void matmul_rows(const MatmulF16& block, std::span<float> scratch) noexcept;
+void matmul_bf16(const MatmulF32& block, std::span<float> scratch) noexcept;
 }  // namespace scalar
 
 namespace simd {
@@ -67,6 +87,9 @@ void matmul(const MatmulF32& block, std::span<float> scratch) noexcept;
 void matmul(const MatmulF16& block, std::span<float> scratch) noexcept;
 void matmul_rows(const MatmulF32& block, std::span<float> scratch) noexcept;
 void matmul_rows(const MatmulF16& block, std::span<float> scratch) noexcept;
+void matmul_bf16(const MatmulF32& block, std::span<float> scratch) noexcept;
+// "avx512_bf16" or "fma" (the fallback): which instructions run matmul_bf16 in this build.
+const char* matmul_bf16_path() noexcept;
 }  // namespace simd
 
 }  // namespace forge::kernels

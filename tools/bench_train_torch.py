@@ -26,10 +26,17 @@ regions, which on a loaded machine (load average ~15 on 2 cores) made a 512x1024
 mul take 21.7 ms at 2 threads instead of 1.6 ms (1 thread: 1.9 ms) and the GPT step ~120 s.
 On a quiet machine run it also with OMP_WAIT_POLICY=ACTIVE and keep torch's better number.
 
+--precision bf16 times forge's `bench train --precision bf16` (bf16 matmul operands, f32 sums)
+against PyTorch's forward and loss under torch.autocast("cpu", dtype=torch.bfloat16) (backward
+and optimizer outside it, as PyTorch recommends); it prints whether PyTorch has oneDNN
+(torch.backends.mkldnn.is_available(), the library its CPU bf16 matmuls go through) and one
+bf16 and one f32 matmul's GFLOP/s there.
+
 The shapes must match app/bench_train.cpp (MlpShape, BlockShape, GptShape); the GPT and its
 optimizer step come from torch_gpt.py (the same model as models/gpt).
 """
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -44,6 +51,14 @@ import torch.nn.functional as F
 import torch_gpt
 
 REPS = 9
+PRECISION = "f32"  # --precision: the forward and loss under bf16 autocast when "bf16"
+
+
+def autocast():
+    """The forward's context: bf16 autocast (matmuls in bf16) under --precision bf16, else nothing."""
+    if PRECISION == "bf16":
+        return torch.autocast("cpu", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
 
 
 def median_ms(step, reps=REPS, warm_up=True):
@@ -73,9 +88,11 @@ def mlp_step():
 
     def step():
         opt.zero_grad(set_to_none=True)
-        h1 = F.gelu(F.linear(x, p[0], p[1]))
-        h2 = F.gelu(F.linear(h1, p[2], p[3]))
-        F.cross_entropy(F.linear(h2, p[4], p[5]), y).backward()
+        with autocast():
+            h1 = F.gelu(F.linear(x, p[0], p[1]))
+            h2 = F.gelu(F.linear(h1, p[2], p[3]))
+            loss = F.cross_entropy(F.linear(h2, p[4], p[5]), y)
+        loss.backward()
         opt.step()
     return step
 
@@ -106,15 +123,17 @@ def block_step():
 
     def step():
         opt.zero_grad(set_to_none=True)
-        h = rmsnorm(x, p[0])
-        q = rope_neox(F.linear(h, p[1]).reshape(b, t, heads, hd)).transpose(1, 2)
-        k = rope_neox(F.linear(h, p[2]).reshape(b, t, heads, hd)).transpose(1, 2)
-        v = F.linear(h, p[3]).reshape(b, t, heads, hd).transpose(1, 2)
-        attn = torch.softmax((q @ k.transpose(-1, -2) / math.sqrt(hd)).masked_fill(mask, float("-inf")), dim=-1)
-        r = x + F.linear((attn @ v).transpose(1, 2).reshape(b, t, d), p[4])
-        h2 = rmsnorm(r, p[5])
-        out = r + F.linear(F.silu(F.linear(h2, p[6])) * F.linear(h2, p[7]), p[8])
-        F.mse_loss(out, target).backward()
+        with autocast():
+            h = rmsnorm(x, p[0])
+            q = rope_neox(F.linear(h, p[1]).reshape(b, t, heads, hd)).transpose(1, 2)
+            k = rope_neox(F.linear(h, p[2]).reshape(b, t, heads, hd)).transpose(1, 2)
+            v = F.linear(h, p[3]).reshape(b, t, heads, hd).transpose(1, 2)
+            attn = torch.softmax((q @ k.transpose(-1, -2) / math.sqrt(hd)).masked_fill(mask, float("-inf")), dim=-1)
+            r = x + F.linear((attn @ v).transpose(1, 2).reshape(b, t, d), p[4])
+            h2 = rmsnorm(r, p[5])
+            out = r + F.linear(F.silu(F.linear(h2, p[6])) * F.linear(h2, p[7]), p[8])
+            loss = F.mse_loss(out.float(), target)
+        loss.backward()
         opt.step()
     return step
 
@@ -134,8 +153,10 @@ def gpt_step():
     def step():
         for p in params.values():
             p.grad = None
-        logits = torch_gpt.forward(cfg, params, tokens[:, :-1])
-        F.cross_entropy(logits.reshape(-1, s["vocab"]), tokens[:, 1:].reshape(-1)).backward()
+        with autocast():
+            logits = torch_gpt.forward(cfg, params, tokens[:, :-1])
+            loss = F.cross_entropy(logits.reshape(-1, s["vocab"]), tokens[:, 1:].reshape(-1))
+        loss.backward()
         opt.step(0)
     return step
 
@@ -157,6 +178,12 @@ def pin_threads(threads):
         os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **env})
 
 
+def matmul_gflops(dtype, m=512, k=384, n=1024, reps=5):
+    """One m x k x n matmul's GFLOP/s in `dtype` (the median of reps), for the bf16 report."""
+    a, b = torch.randn(m, k).to(dtype), torch.randn(k, n).to(dtype)
+    return 2 * m * k * n / median_ms(lambda: a @ b, reps) / 1e6
+
+
 def load_average():
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
@@ -164,7 +191,8 @@ def load_average():
 
 def forge_round(args, models):
     """forge's median step (ms) of each model, from one `forge bench train` process."""
-    command = [args.forge, "--threads", str(args.threads), "bench", "train", "--json", "--reps", str(args.steps)]
+    command = [args.forge, "--threads", str(args.threads), "bench", "train", "--json", "--reps", str(args.steps),
+               "--precision", args.precision]
     for name in models:
         command += ["--only", name]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
@@ -178,7 +206,11 @@ def main():
     parser.add_argument("--models", default="mlp,transformer_block,gpt", help="comma-separated (default: all three)")
     parser.add_argument("--rounds", type=int, default=3, help="A/B rounds, forge then torch (default 3)")
     parser.add_argument("--steps", type=int, default=5, help="timed steps per model and round, median taken (default 5)")
+    parser.add_argument("--precision", choices=["f32", "bf16"], default="f32",
+                        help="bf16: forge's --precision bf16 against PyTorch's bf16 autocast (default f32)")
     args = parser.parse_args()
+    global PRECISION
+    PRECISION = args.precision
     models = args.models.split(",")
     for name in models:
         if name not in STEPS:
@@ -197,6 +229,10 @@ def main():
           f"BLAS {' '.join(blas_in_use())}")
     if not any("openblas" in lib for lib in blas_in_use()):
         print("warning: torch runs on the reference BLAS here; install libopenblas0-pthread for a fair comparison")
+    if args.precision == "bf16":
+        print(f"precision bf16: torch.autocast(cpu, bfloat16); oneDNN (mkldnn) available: "
+              f"{torch.backends.mkldnn.is_available()}; 512x384x1024 matmul bf16 {matmul_gflops(torch.bfloat16):.0f} "
+              f"GFLOP/s, f32 {matmul_gflops(torch.float32):.0f} GFLOP/s")
     print(f"load average before: {load_average()}")
     forge_ms, torch_ms = {n: [] for n in models}, {n: [] for n in models}
     for r in range(1, args.rounds + 1):

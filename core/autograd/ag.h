@@ -8,6 +8,7 @@
 #pragma once
 
 #include "core/autograd/backward.h"
+#include "core/autograd/autocast.h"
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/ops/conv1d.h"
 #include "core/autograd/ops/ctc.h"

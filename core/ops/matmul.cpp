@@ -6,6 +6,7 @@
 #include "kernels/matmul.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace forge {
 namespace {
@@ -23,7 +24,7 @@ Shape with_matrix(Shape batch, std::int64_t rows, std::int64_t cols) {
     return batch;
 }
 
-void validate(const Tensor& a, const Tensor& b, bool transpose_b) {
+void validate(const Tensor& a, const Tensor& b, bool transpose_b, MatmulPrecision precision) {
     check(a.defined() && b.defined(), "matmul of an undefined tensor");
     check(a.rank() >= 2 && b.rank() >= 2, "matmul needs operands of rank >= 2, got shapes {} and {}",
           a.shape().to_string(), b.shape().to_string());
@@ -31,6 +32,20 @@ void validate(const Tensor& a, const Tensor& b, bool transpose_b) {
     check(b.dtype() == DType::F32 || (b.dtype() == DType::F16 && transpose_b),
           "matmul: b must be f32, or f16 weights [n, k] with transpose_b; got {}{}", dtype_name(b.dtype()),
           transpose_b ? "" : " without transpose_b");
+    check(precision == MatmulPrecision::f32 || b.dtype() == DType::F32, "matmul: bf16 precision needs f32 operands, b is {}",
+          dtype_name(b.dtype()));
+}
+
+// The kernel for one block of C: f32 arithmetic, or bf16 operands (f32 blocks only).
+template <typename BElement>
+void run_kernel(const kernels::MatmulBlock<BElement>& block, std::span<float> scratch, MatmulPrecision precision) {
+    if constexpr (std::is_same_v<BElement, float>) {
+        if (precision == MatmulPrecision::bf16) {
+            kernels::active::matmul_bf16(block, scratch);
+            return;
+        }
+    }
+    kernels::active::matmul(block, scratch);
 }
 
 // A row-major [batch..., m, k] operand with no batch of its own on the other side is one tall
@@ -59,7 +74,7 @@ std::int64_t batch_offset(const Tensor& t, const Shape& batch, std::int64_t inde
 }
 
 template <typename BElement>
-void multiply(const Tensor& a, const Tensor& b, const Tensor& c, const Shape& batch) {
+void multiply(const Tensor& a, const Tensor& b, const Tensor& c, const Shape& batch, MatmulPrecision precision) {
     const std::int64_t m = a.size(-2), k = a.size(-1), n = b.size(-1);
     const std::int64_t batches = batch.product();
     const MatmulTiling tiling = matmul_tiling(m, k);
@@ -81,7 +96,7 @@ void multiply(const Tensor& a, const Tensor& b, const Tensor& c, const Shape& ba
             matrix_at<float>(a, batch_offset(a, batch, entry), i0, 0),
             matrix_at<BElement>(b, batch_offset(b, batch, entry), 0, j0),
             {c.data<float>() + entry * m * n + i0 * n + j0, n}};
-        kernels::active::matmul(block, {reinterpret_cast<float*>(scratch->data()), scratch_floats});
+        run_kernel(block, {reinterpret_cast<float*>(scratch->data()), scratch_floats}, precision);
     };
     if (tasks == 1) {
         run_task(0);
@@ -91,21 +106,21 @@ void multiply(const Tensor& a, const Tensor& b, const Tensor& c, const Shape& ba
 }
 
 // c = a · b for operands already broadcast to the batch shape.
-Tensor product(const Tensor& a, const Tensor& b, const Shape& batch) {
+Tensor product(const Tensor& a, const Tensor& b, const Shape& batch, MatmulPrecision precision) {
     Tensor c = Tensor::empty(with_matrix(batch, a.size(-2), b.size(-1)));
     if (c.numel() == 0) return c;
     if (b.dtype() == DType::F16) {
-        multiply<std::uint16_t>(a, b, c, batch);
+        multiply<std::uint16_t>(a, b, c, batch, precision);
     } else {
-        multiply<float>(a, b, c, batch);
+        multiply<float>(a, b, c, batch, precision);
     }
     return c;
 }
 
 }  // namespace
 
-Tensor matmul(const Tensor& a_in, const Tensor& b_in, bool transpose_a, bool transpose_b) {
-    validate(a_in, b_in, transpose_b);
+Tensor matmul(const Tensor& a_in, const Tensor& b_in, bool transpose_a, bool transpose_b, MatmulPrecision precision) {
+    validate(a_in, b_in, transpose_b, precision);
     Tensor a = transpose_a ? a_in.transpose(-1, -2) : a_in;
     Tensor b = transpose_b ? b_in.transpose(-1, -2) : b_in;
     check(a.size(-1) == b.size(-2), "matmul: inner sizes differ: a {}{} · b {}{} multiplies [.., {}, {}] by [.., {}, {}]",
@@ -116,7 +131,7 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in, bool transpose_a, bool tra
     if (fold_batch_into_rows(a, transpose_a, b) && k > 0) {
         Tensor matrix_b = b;
         while (matrix_b.rank() > 2) matrix_b = matrix_b.squeeze(0);  // a batch of one
-        const Tensor c = product(a.reshape({a.numel() / k, k}), matrix_b, Shape{});
+        const Tensor c = product(a.reshape({a.numel() / k, k}), matrix_b, Shape{}, precision);
         return c.reshape(with_matrix(batch_shape(a), a.size(-2), n));
     }
 
@@ -126,7 +141,8 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in, bool transpose_a, bool tra
     } catch (const Error&) {
         fail("matmul: batch shapes of {} and {} do not broadcast", a_in.shape().to_string(), b_in.shape().to_string());
     }
-    return product(a.broadcast_to(with_matrix(batch, a.size(-2), k)), b.broadcast_to(with_matrix(batch, k, n)), batch);
+    return product(a.broadcast_to(with_matrix(batch, a.size(-2), k)), b.broadcast_to(with_matrix(batch, k, n)), batch,
+                   precision);
 }
 
 }  // namespace forge

@@ -1,6 +1,7 @@
 // Matrix multiplication of tensors.
 #pragma once
 
+#include "core/ops/matmul_precision.h"
 #include "core/tensor.h"
 
 namespace forge {
@@ -12,6 +13,10 @@ namespace forge {
 //
 // a must be f32; b is f32, or f16 when transpose_b is set (half-precision weights [n, k],
 // widened on the fly). Any strides are accepted; the result is contiguous.
-Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
+//
+// With MatmulPrecision::bf16 (f32 operands only) both operands are rounded to bf16 as the
+// kernel packs them and the sums stay f32 (kernels/matmul.h, matmul_bf16).
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false,
+              MatmulPrecision precision = MatmulPrecision::f32);
 
 }  // namespace forge

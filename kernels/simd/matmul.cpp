@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <utility>
 
@@ -176,20 +177,163 @@ void micro_kernel(std::int64_t depth, const float* a, const float* b, float* til
     }
 }
 
+// --- bf16 operands (matmul_bf16) -----------------------------------------------------------
+//
+// The same packed panels, each rounded in place to bf16 once it is packed: steps p and p + 1
+// of a line become one 32-bit pair (p in the low half, p + 1 in the high half, VDPBF16PS's
+// layout), stored where the f32 values were, so a panel of `depth` steps keeps `width` pairs
+// per step pair and takes half the room. Writing pair row q (at q x width) never passes the
+// f32 rows still to be read (from 2q x width on). The pairs are kept in float storage and only
+// reinterpreted in registers.
+static_assert(kBlockK == kBf16PanelDepth, "matmul_bf16 sums panels of kBf16PanelDepth steps, the GEMM's");
+
+std::int64_t step_pairs(std::int64_t depth) { return (depth + 1) / 2; }
+
+#if defined(__AVX512BF16__)
+const char* const kBf16Path = "avx512_bf16";
+
+// 16 values of two f32 rows (steps p and p + 1) as 16 pairs of bf16 (VCVTNE2PS2BF16 rounds as
+// f32_to_bf16_flushed), step p in the low half of each 32-bit lane.
+__m512 round_pairs(__m512 even, __m512 odd) {
+    const __m512i halves = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(odd, even));  // even in 0..15, odd in 16..31
+    const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
+                                                6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    return _mm512_castsi512_ps(_mm512_permutexvar_epi16(interleave, halves));
+}
+
+// One pair row: `width` lines of steps p (`even`) and p + 1 (`odd`, null past the panel's end).
+void round_panel_rows(const float* even, const float* odd, std::int64_t width, float* pairs) {
+    for (std::int64_t l = 0; l < width; l += 16) {
+        const auto lanes = static_cast<__mmask16>((1u << std::min<std::int64_t>(16, width - l)) - 1u);
+        const __m512 e = _mm512_maskz_loadu_ps(lanes, even + l);
+        const __m512 o = odd != nullptr ? _mm512_maskz_loadu_ps(lanes, odd + l) : _mm512_setzero_ps();
+        _mm512_mask_storeu_ps(pairs + l, lanes, round_pairs(e, o));
+    }
+}
+#else
+const char* const kBf16Path = "fma";
+
+void round_panel_rows(const float* even, const float* odd, std::int64_t width, float* pairs) {
+    for (std::int64_t l = 0; l < width; ++l) {
+        const std::uint32_t low = kernels::f32_to_bf16_flushed(even[l]);
+        const std::uint32_t high = odd != nullptr ? kernels::f32_to_bf16_flushed(odd[l]) : 0u;
+        pairs[l] = std::bit_cast<float>(low | high << 16);
+    }
+}
+#endif
+
+// `slivers` packed slivers of `width` lines x `depth` steps (pack_a's or pack_b's layout),
+// rounded in place to slivers of width x step_pairs(depth) pairs.
+void round_panel(float* packed, std::int64_t slivers, std::int64_t width, std::int64_t depth) {
+    const std::int64_t pairs = step_pairs(depth);
+    for (std::int64_t s = 0; s < slivers; ++s) {
+        const float* sliver = packed + s * width * depth;
+        float* rounded = packed + s * width * pairs;
+        for (std::int64_t q = 0; q < pairs; ++q) {
+            const float* odd = 2 * q + 1 < depth ? sliver + (2 * q + 1) * width : nullptr;
+            round_panel_rows(sliver + 2 * q * width, odd, width, rounded + q * width);
+        }
+    }
+}
+
+// The bf16 micro-kernel: as micro_kernel, over `pairs` step pairs of rounded slivers, each
+// accumulator the definition's chain (odd step, then even step, per pair).
+template <std::int64_t Rows>
+void micro_kernel_bf16(std::int64_t pairs, const float* a, const float* b, float* tile, std::int64_t ldc,
+                       bool accumulate) {
+#if defined(__AVX512BF16__)
+    static_assert(kTileVectors * 16 == kTileCols);
+    __m512 acc[Rows][kTileVectors];
+#pragma GCC unroll 32
+    for (std::int64_t r = 0; r < Rows; ++r) {
+#pragma GCC unroll 4
+        for (std::int64_t v = 0; v < kTileVectors; ++v) acc[r][v] = _mm512_setzero_ps();
+    }
+    for (std::int64_t q = 0; q < pairs; ++q) {
+        __m512bh row[kTileVectors];
+#pragma GCC unroll 4
+        for (std::int64_t v = 0; v < kTileVectors; ++v) {
+            row[v] = reinterpret_cast<__m512bh>(_mm512_loadu_ps(b + q * kTileCols + v * 16));
+        }
+#pragma GCC unroll 32
+        for (std::int64_t r = 0; r < Rows; ++r) {
+            const auto broadcast = reinterpret_cast<__m512bh>(_mm512_set1_ps(a[q * kTileRows + r]));
+#pragma GCC unroll 4
+            for (std::int64_t v = 0; v < kTileVectors; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], broadcast, row[v]);
+        }
+    }
+#pragma GCC unroll 32
+    for (std::int64_t r = 0; r < Rows; ++r) {
+#pragma GCC unroll 4
+        for (std::int64_t v = 0; v < kTileVectors; ++v) {
+            float* out = tile + r * ldc + v * 16;
+            if (accumulate) acc[r][v] = _mm512_add_ps(acc[r][v], _mm512_loadu_ps(out));
+            _mm512_storeu_ps(out, acc[r][v]);
+        }
+    }
+#else
+    // Without the instruction: a pair's two bf16 values widened (a shift, a mask) and summed by
+    // two FMAs, exact products rounded once each, as VDPBF16PS rounds (save its flush to zero).
+    using Bits = xsimd::batch<std::uint32_t>;
+    const auto low_half = [](Bits pair) { return xsimd::bitwise_cast<FloatBatch>(pair << 16); };
+    const auto high_half = [](Bits pair) { return xsimd::bitwise_cast<FloatBatch>(pair & Bits(0xffff0000u)); };
+    FloatBatch acc[Rows][kTileVectors];
+    for (std::int64_t r = 0; r < Rows; ++r) {
+        for (std::int64_t v = 0; v < kTileVectors; ++v) acc[r][v] = FloatBatch(0.0f);
+    }
+    for (std::int64_t q = 0; q < pairs; ++q) {
+        FloatBatch even[kTileVectors], odd[kTileVectors];
+        for (std::int64_t v = 0; v < kTileVectors; ++v) {
+            const Bits pair = xsimd::bitwise_cast<Bits>(FloatBatch::load_unaligned(b + q * kTileCols + v * kFloatLanes));
+            even[v] = low_half(pair);
+            odd[v] = high_half(pair);
+        }
+        for (std::int64_t r = 0; r < Rows; ++r) {
+            const std::uint32_t pair = std::bit_cast<std::uint32_t>(a[q * kTileRows + r]);
+            const FloatBatch a_even(std::bit_cast<float>(pair << 16)), a_odd(std::bit_cast<float>(pair & 0xffff0000u));
+            for (std::int64_t v = 0; v < kTileVectors; ++v) {
+                acc[r][v] = xsimd::fma(a_even, even[v], xsimd::fma(a_odd, odd[v], acc[r][v]));
+            }
+        }
+    }
+    for (std::int64_t r = 0; r < Rows; ++r) {
+        for (std::int64_t v = 0; v < kTileVectors; ++v) {
+            float* out = tile + r * ldc + v * kFloatLanes;
+            if (accumulate) acc[r][v] += FloatBatch::load_unaligned(out);
+            acc[r][v].store_unaligned(out);
+        }
+    }
+#endif
+}
+
+// The micro-kernels by the type of their packed slivers.
+enum class Operands { f32, bf16 };
+
+template <Operands Kind, std::int64_t Rows>
+void run_micro_kernel(std::int64_t depth, const float* a, const float* b, float* tile, std::int64_t ldc,
+                      bool accumulate) {
+    if constexpr (Kind == Operands::f32) {
+        micro_kernel<Rows>(depth, a, b, tile, ldc, accumulate);
+    } else {
+        micro_kernel_bf16<Rows>(step_pairs(depth), a, b, tile, ldc, accumulate);
+    }
+}
+
 // One tile of C, which may be cut short at the edge of the block: an edge tile is computed
 // whole into a local buffer and only its valid part added to C, with the same arithmetic.
+template <Operands Kind>
 void run_tile(std::int64_t depth, const float* a, const float* b, float* c, std::int64_t ldc, std::int64_t rows,
               std::int64_t cols, bool accumulate) {
     if (rows == kTileRows && cols == kTileCols) {
-        micro_kernel<kTileRows>(depth, a, b, c, ldc, accumulate);
+        run_micro_kernel<Kind, kTileRows>(depth, a, b, c, ldc, accumulate);
         return;
     }
     if (rows == 1 && cols == kTileCols) {  // one row (matmul_rows decoding): no work for empty rows
-        micro_kernel<1>(depth, a, b, c, ldc, accumulate);
+        run_micro_kernel<Kind, 1>(depth, a, b, c, ldc, accumulate);
         return;
     }
     alignas(64) float tile[kTileRows * kTileCols];
-    micro_kernel<kTileRows>(depth, a, b, tile, kTileCols, false);
+    run_micro_kernel<Kind, kTileRows>(depth, a, b, tile, kTileCols, false);
     for (std::int64_t r = 0; r < rows; ++r) {
         for (std::int64_t j = 0; j < cols; ++j) {
             float& out = c[r * ldc + j];
@@ -207,7 +351,9 @@ std::int64_t packed_b_floats(std::int64_t n, std::int64_t k) {
 }
 
 // The GotoBLAS loop nest: panels of B and blocks of A packed once, swept by the micro-kernel.
-template <typename T>
+// With bf16 operands each packed panel is rounded in place (round_panel), so its slivers are
+// half as long.
+template <Operands Kind, typename T>
 void multiply_packed(const MatmulBlock<T>& block, std::span<float> scratch) {
     const auto& [m, n, k, a, b, c] = block;
     float* packed_a = scratch.data();
@@ -216,14 +362,18 @@ void multiply_packed(const MatmulBlock<T>& block, std::span<float> scratch) {
         const std::int64_t nc = std::min(kBlockN, n - jc);
         for (std::int64_t pc = 0; pc < k; pc += kBlockK) {
             const std::int64_t kc = std::min(kBlockK, k - pc);
+            const std::int64_t sliver_depth = Kind == Operands::f32 ? kc : step_pairs(kc);
             pack_b(offset(b, pc, jc), kc, nc, packed_b);
+            if constexpr (Kind == Operands::bf16) round_panel(packed_b, round_up(nc, kTileCols) / kTileCols, kTileCols, kc);
             for (std::int64_t ic = 0; ic < m; ic += kBlockM) {
                 const std::int64_t mc = std::min(kBlockM, m - ic);
                 pack_a(offset(a, ic, pc), mc, kc, packed_a);
+                if constexpr (Kind == Operands::bf16) round_panel(packed_a, round_up(mc, kTileRows) / kTileRows, kTileRows, kc);
                 for (std::int64_t jr = 0; jr < nc; jr += kTileCols) {
                     for (std::int64_t ir = 0; ir < mc; ir += kTileRows) {
-                        run_tile(kc, packed_a + ir * kc, packed_b + jr * kc, c.data + (ic + ir) * c.row_stride + jc + jr,
-                                 c.row_stride, std::min(kTileRows, mc - ir), std::min(kTileCols, nc - jr), pc > 0);
+                        run_tile<Kind>(kc, packed_a + ir * sliver_depth, packed_b + jr * sliver_depth,
+                                       c.data + (ic + ir) * c.row_stride + jc + jr, c.row_stride,
+                                       std::min(kTileRows, mc - ir), std::min(kTileCols, nc - jr), pc > 0);
                     }
                 }
             }
@@ -479,14 +629,19 @@ void multiply_few_rows(const MatmulBlock<T>& block, std::span<float> scratch) {
 }
 #endif
 
+// An empty C, or an empty sum (C = 0): true when that was the case and C is done.
+template <typename T>
+bool empty_product(const MatmulBlock<T>& block) {
+    if (block.m == 0 || block.n == 0) return true;
+    if (block.k != 0) return false;
+    for (std::int64_t i = 0; i < block.m; ++i) std::fill_n(block.c.data + i * block.c.row_stride, block.n, 0.0f);
+    return true;
+}
+
 // Rows independent of m (matmul_rows): never the matrix-vector path.
 template <typename T>
 void multiply(const MatmulBlock<T>& block, std::span<float> scratch, bool rows_independent) {
-    if (block.m == 0 || block.n == 0) return;
-    if (block.k == 0) {
-        for (std::int64_t i = 0; i < block.m; ++i) std::fill_n(block.c.data + i * block.c.row_stride, block.n, 0.0f);
-        return;
-    }
+    if (empty_product(block)) return;
     if (block.m == 1 && !rows_independent) {
         multiply_vector(block, scratch);
 #if defined(__AVX512F__)
@@ -496,7 +651,7 @@ void multiply(const MatmulBlock<T>& block, std::span<float> scratch, bool rows_i
         multiply_few_rows(block, scratch);
 #endif
     } else {
-        multiply_packed(block, scratch);
+        multiply_packed<Operands::f32>(block, scratch);
     }
 }
 
@@ -511,5 +666,12 @@ void matmul(const MatmulF32& block, std::span<float> scratch) noexcept { multipl
 void matmul(const MatmulF16& block, std::span<float> scratch) noexcept { multiply(block, scratch, false); }
 void matmul_rows(const MatmulF32& block, std::span<float> scratch) noexcept { multiply(block, scratch, true); }
 void matmul_rows(const MatmulF16& block, std::span<float> scratch) noexcept { multiply(block, scratch, true); }
+
+void matmul_bf16(const MatmulF32& block, std::span<float> scratch) noexcept {
+    if (empty_product(block)) return;
+    multiply_packed<Operands::bf16>(block, scratch);
+}
+
+const char* matmul_bf16_path() noexcept { return kBf16Path; }
 
 }  // namespace forge::kernels::simd

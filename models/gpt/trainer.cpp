@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <optional>
+#include <string>
 
 namespace forge::gpt {
 namespace {
@@ -64,6 +66,18 @@ nlohmann::json run_settings(const TrainConfig& c, const GptConfig& model, std::i
             {"embedding_lr", c.optimizer.embedding_lr}, {"unembedding_lr", c.optimizer.unembedding_lr}};
 }
 
+// The run's matmul precision: --precision, else the checkpoint's when resuming (`saved`, where a
+// checkpoint from before the setting existed gets "f32", the only precision then), else f32.
+MatmulPrecision run_precision(const TrainConfig& c, nlohmann::json* saved, const std::filesystem::path& path) {
+    if (saved == nullptr) return c.precision.value_or(MatmulPrecision::f32);
+    if (!saved->contains("precision")) (*saved)["precision"] = matmul_precision_name(MatmulPrecision::f32);
+    const auto& name = (*saved)["precision"];
+    const auto stored = name.is_string() ? matmul_precision_named(name.get<std::string>()) : std::nullopt;
+    check(stored.has_value(), "--resume: {} is damaged: precision {} is neither \"f32\" nor \"bf16\"", path.string(),
+          name.dump());
+    return c.precision.value_or(*stored);
+}
+
 class Trainer : public TrainingSteps {
 public:
     Trainer(const TrainConfig& config, RunStart start, const ReportFn& report, distributed::Communicator& comm)
@@ -90,8 +104,11 @@ public:
         std::filesystem::create_directories(config_.out_dir);
         settings_ = run_settings(config_, model_config_, steps_);
         TrainingLoop loop = training_loop_of(config_, steps_, config_.optimizer.schedule, optimizer_.matrix_lr());
+        nlohmann::json saved;
+        if (config_.resume) saved = read_checkpoint_settings(checkpoint_path());
+        precision_ = run_precision(config_, config_.resume ? &saved : nullptr, checkpoint_path());
+        settings_["precision"] = matmul_precision_name(precision_);
         if (config_.resume) {
-            const nlohmann::json saved = read_checkpoint_settings(checkpoint_path());
             check_same_settings(saved, settings_, checkpoint_path());
             loop.done = load_run_checkpoint(checkpoint_path(), model_, optimizer_);
             check_same_schedule(saved, config_.optimizer.schedule, steps_, loop.done, checkpoint_path());
@@ -138,6 +155,7 @@ private:
         const auto step_targets = static_cast<std::int64_t>(all_targets);
         double loss_sum = 0.0;
         for (std::int64_t m = 0; m < micro_steps; ++m) {
+            const ag::AutocastScope autocast(precision_);  // forward and backward; not the optimizer
             const Tensor logits = model_.forward(inputs[m]);
             const Tensor loss = ag::cross_entropy(
                 ag::reshape(logits, Shape{micro_batch_ * config_.seq_len, model_config_.vocab}),
@@ -186,6 +204,7 @@ private:
     std::int64_t micro_batch_;
     distributed::GradientSync sync_;
     nlohmann::json settings_;  // what a resumed run must share with this one
+    MatmulPrecision precision_ = MatmulPrecision::f32;
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "core/distributed/communicator.h"
+#include "core/ops/matmul_precision.h"
 #include "core/tensor.h"
 #include "models/gpt/gpt_config.h"
 #include "models/gpt/gpt_optimizer.h"
@@ -60,6 +61,10 @@ struct TrainConfig {
     std::string sample_prompt = "The";
     int sample_tokens = 24;
     bool resume = false;
+    // --precision: the matrix products' arithmetic (core/autograd/autocast.h) in the training
+    // steps; evaluation, the optimizer and the weights stay f32. Empty: f32, or when resuming
+    // the checkpoint's.
+    std::optional<MatmulPrecision> precision;
     OptimizerConfig optimizer;
     // Asked after each step (Ctrl-C in app/): true ends the run there with a checkpoint, as a
     // periodic one, and no export; --resume continues it. Under mpirun every rank must set it:

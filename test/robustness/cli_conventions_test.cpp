@@ -73,6 +73,8 @@ const std::vector<Command>& commands() {
         {"tokenize", kMissing + " --text hi", {}, "", kModel + " --text hi"},
         {"train spirals", {}, "--steps 0", "--steps", {}},
         {"train gpt", "--data " + kMissing + " --tokenizer " + kModel, "--data x --tokenizer x --depth 0", "--depth", {}},
+        {"train gpt", {}, "--data x --tokenizer x --precision f16", "--precision", {}},
+        {"bench train", {}, "--precision fp8", "--precision", {}},
         {"train sft", "--model " + kModel + " --data " + kMissing, "--model x --data x --epochs 0", "--epochs", {}},
         {"train lora", "--model " + kMissing + " --text " + kMissing, "--model x --text x --rank 0", "--rank", {}},
         {"train tokenizer", "--data " + kMissing + " --vocab-size 300 --out " + scratch("tok.gguf"),

@@ -1,5 +1,6 @@
 #include "core/autograd/ops/recompute.h"
 
+#include "core/autograd/autocast.h"
 #include "core/autograd/backward.h"
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/variable.h"
@@ -17,9 +18,12 @@ Tensor recompute(const Segment& f, std::vector<Tensor> inputs) {
     if (!wanted_any) return y;
     std::vector<Tensor> saved;
     for (const Tensor& t : inputs) saved.push_back(detach(t));
-    return record("recompute", y, std::span<const Tensor>(inputs), [f, saved](const Tensor& g, InputMask wanted) {
+    // The rerun in the forward's precision, on whichever thread runs the backward.
+    const MatmulPrecision precision = autocast_precision();
+    return record("recompute", y, std::span<const Tensor>(inputs), [f, saved, precision](const Tensor& g, InputMask wanted) {
         // Each input again as a fresh leaf (its own gradient, apart from the original's).
         GradModeScope recording(true);
+        AutocastScope autocast(precision);
         std::vector<Tensor> leaves;
         bool any = false;
         for (std::size_t i = 0; i < saved.size(); ++i) {
