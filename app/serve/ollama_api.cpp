@@ -229,7 +229,7 @@ void Server::ollama_answer(const httplib::Request& req, httplib::Response& res, 
         // Ollama's default for a model that thinks is think: true (told to the template, the
         // thinking returned apart). With think: false what the model still writes stays in the
         // content; raw prompts have no template and are never split.
-        if (thinks && !c.chat.enable_thinking && c.endpoint == Endpoint::ChatCompletions) c.chat.enable_thinking = true;
+        if (thinks && !c.chat.enable_thinking.has_value() && c.endpoint == Endpoint::ChatCompletions) c.chat.enable_thinking = true;
         if (c.grammar) c.generation.constraint = std::make_shared<llm::grammar::GrammarConstraint>(c.grammar, e.vocabulary);
         const bool thinking = c.chat.enable_thinking == true || llm::tool_calls::is_harmony_template(e.format.chat_template());
         const llm::AnswerFormat format = llm::answer_format(e.format.chat_template(), thinking);
