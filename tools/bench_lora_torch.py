@@ -29,7 +29,9 @@ rounds and the ratios: speed forge / torch (goal >= 1.5) and peak RSS forge / to
 PyTorch's matmuls run on the BLAS behind Debian's libblas.so.3 alternative: install OpenBLAS
 first (apt-get install libopenblas0-pthread; the reference BLAS is ~100x slower). As in
 bench_train_torch.py, OPENBLAS_NUM_THREADS is pinned to --threads and OMP_WAIT_POLICY is PASSIVE
-unless set; the script prints the BLAS library the worker really mapped.
+unless set; the script prints the BLAS library and OpenBLAS core type the worker really ran, and
+refuses to compare where the environment overrides them (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, ...:
+run it under `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE ...` on machines that set them).
 """
 import argparse
 import json
@@ -46,7 +48,8 @@ import torch.nn.functional as F
 
 import gguf_reader
 import torch_qwen3
-from bench_train_torch import blas_in_use, load_average, pin_threads
+from bench_train_torch import (blas_in_use, load_average, openblas_core, pin_threads, refuse_overridden_kernels,
+                               refuse_reference_blas)
 
 FORGE_TARGETS = "q,k,v,o,gate,up,down"  # forge's names of torch_qwen3.TARGETS
 LR = 1e-4
@@ -110,7 +113,7 @@ def torch_worker(args):
         seconds.append(time.perf_counter() - start)
     print(json.dumps({"step_s": seconds, "tokens_per_s": args.seq_len / statistics.median(seconds),
                       "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                      "threads": torch.get_num_threads(), "blas": blas_in_use()}))
+                      "threads": torch.get_num_threads(), "blas": blas_in_use(), "openblas_core": openblas_core()}))
 
 
 def torch_round(args, f32_path):
@@ -118,7 +121,9 @@ def torch_round(args, f32_path):
                "--steps", str(args.steps), "--seq-len", str(args.seq_len), "--rank", str(args.rank),
                "--alpha", str(args.alpha)]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    worker = json.loads(out.strip().splitlines()[-1])
+    refuse_reference_blas(worker["blas"])
+    return worker
 
 
 def forge_command(args, model, out_dir):
@@ -180,6 +185,7 @@ def main():
     args = parser.parse_args()
     if args.rounds < 1 or args.steps < 1 or args.threads < 1:
         parser.error("--rounds, --steps and --threads must be at least 1")
+    refuse_overridden_kernels()
     pin_threads(args.threads)
     if args.torch_worker:
         torch_worker(args)
@@ -208,10 +214,8 @@ def main():
     worker = torch_runs[models[0]][0]
     print(f"forge: --threads {args.threads}, {args.forge}")
     print(f"torch {torch.__version__}: {worker['threads']} threads, {torch_build()}, "
-          f"BLAS mapped {' '.join(worker['blas'])}, OPENBLAS_NUM_THREADS {os.environ['OPENBLAS_NUM_THREADS']}, "
-          f"OMP_WAIT_POLICY {os.environ['OMP_WAIT_POLICY']}")
-    if not any("openblas" in lib for lib in worker["blas"]):
-        print("warning: torch ran on the reference BLAS; install libopenblas0-pthread for a fair comparison")
+          f"BLAS mapped {' '.join(worker['blas'])} {worker['openblas_core']}, "
+          f"OPENBLAS_NUM_THREADS {os.environ['OPENBLAS_NUM_THREADS']}, OMP_WAIT_POLICY {os.environ['OMP_WAIT_POLICY']}")
     print(f"LoRA rank {args.rank}, alpha {args.alpha:g}, targets {FORGE_TARGETS}, seq {args.seq_len}, batch 1; "
           f"medians of {args.rounds} rounds, each the median of {args.steps} steps after a warm-up")
     print(f"| base | forge tok/s | torch f32 tok/s | speed forge/torch | forge peak RSS | torch peak RSS | "

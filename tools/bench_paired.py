@@ -121,13 +121,16 @@ def train(args):
     import torch
     import bench_train_torch as steps  # the PyTorch twins of `forge bench train`'s models
 
+    steps.refuse_overridden_kernels()
+    steps.pin_threads(args.threads)
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     models = {"mlp": steps.mlp_step(), "transformer_block": steps.block_step()}
     for step in models.values():
         step()  # warm-up
     record = machine_record(args.forge, args.threads)
-    reference = {"name": "pytorch", "version": torch.__version__}
+    steps.refuse_reference_blas(steps.blas_in_use())
+    reference = {"name": "pytorch", "version": f"{torch.__version__} {steps.openblas_core()}"}
 
     def forge_once():
         out = json.loads(run(args.forge, "--threads", args.threads, "bench", "train", "--json", "--reps", args.steps))

@@ -26,6 +26,13 @@ regions, which on a loaded machine (load average ~15 on 2 cores) made a 512x1024
 mul take 21.7 ms at 2 threads instead of 1.6 ms (1 thread: 1.9 ms) and the GPT step ~120 s.
 On a quiet machine run it also with OMP_WAIT_POLICY=ACTIVE and keep torch's better number.
 
+It refuses to compare (exit 2) when torch runs on the reference BLAS, or when the environment
+overrides the kernels PyTorch's libraries pick for this CPU (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE,
+MKL_DEBUG_CPU_TYPE, ONEDNN_MAX_CPU_ISA, ...: KERNEL_OVERRIDES below), and prints the OpenBLAS core
+type it runs. Where a machine sets such variables for every program, unset them in this command:
+
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 tools/bench_train_torch.py --forge build/app/forge
+
 --precision bf16 times forge's `bench train --precision bf16` (bf16 matmul operands, f32 sums)
 against PyTorch's forward and loss under torch.autocast("cpu", dtype=torch.bfloat16) (backward
 and optimizer outside it, as PyTorch recommends); it prints whether PyTorch has oneDNN
@@ -37,6 +44,7 @@ optimizer step come from torch_gpt.py (the same model as models/gpt).
 """
 import argparse
 import contextlib
+import ctypes
 import json
 import math
 import os
@@ -170,6 +178,49 @@ def blas_in_use():
         return sorted({line.split()[-1] for line in maps if "blas" in line or "lapack" in line})
 
 
+# Environment settings that make PyTorch's BLAS, oneDNN or ATen run other kernels than they pick for
+# this CPU. Some machines set the first two for every program (old OpenBLAS builds crashed on their
+# processors); on this project's AMD EPYC (Zen 5) they pin Debian's OpenBLAS 0.3.21 to its Haswell
+# (AVX2) kernels instead of the Cooperlake (AVX-512) ones it picks itself and computes correctly
+# (docs/TRAINING.md, "A fair PyTorch"). A slowed reference flatters forge: refuse to compare.
+KERNEL_OVERRIDES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "MKL_DEBUG_CPU_TYPE", "MKL_ENABLE_INSTRUCTIONS",
+                    "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY")
+FAST_BLAS = ("openblas", "mkl", "blis")
+
+
+def refuse_overridden_kernels():
+    """Exit (status 2) when the environment overrides the kernels PyTorch's libraries pick."""
+    found = [name for name in KERNEL_OVERRIDES if name in os.environ]
+    if found:
+        settings = ", ".join(f"{name}={os.environ[name]}" for name in found)
+        unset = " ".join(f"-u {name}" for name in found)
+        print(f"refusing to compare: {settings} override the kernels PyTorch's libraries pick for this CPU and "
+              f"can slow it (a slowed reference flatters forge); run this command alone under `env {unset} ...`",
+              file=sys.stderr)
+        sys.exit(2)
+
+
+def refuse_reference_blas(libraries):
+    """Exit (status 2) when torch's matmuls ran on the reference BLAS (~100x slower than OpenBLAS):
+    `libraries` are the ones its process mapped (blas_in_use())."""
+    if not any(fast in lib for lib in libraries for fast in FAST_BLAS):
+        print(f"refusing to compare: torch runs on the reference BLAS ({' '.join(libraries)}); "
+              f"install OpenBLAS (apt-get install libopenblas0-pthread)", file=sys.stderr)
+        sys.exit(2)
+
+
+def openblas_core():
+    """'core TYPE (build configuration)' of the OpenBLAS this process mapped, or '' when none is."""
+    for path in blas_in_use():
+        if "libopenblas" in path:
+            library = ctypes.CDLL(path)
+            library.openblas_get_corename.restype = ctypes.c_char_p
+            library.openblas_get_config.restype = ctypes.c_char_p
+            return (f"core {library.openblas_get_corename().decode()} "
+                    f"({library.openblas_get_config().decode()})")
+    return ""
+
+
 def pin_threads(threads):
     """Re-run this script (same arguments) with OPENBLAS_NUM_THREADS = threads and OMP_WAIT_POLICY
     PASSIVE unless set, unless they are already so: both are read once, when the libraries load."""
@@ -217,6 +268,7 @@ def main():
             parser.error(f"--models: unknown model '{name}' (expected {', '.join(STEPS)})")
     if args.rounds < 1 or args.steps < 1:
         parser.error("--rounds and --steps must be at least 1")
+    refuse_overridden_kernels()
     pin_threads(args.threads)
 
     torch.set_num_threads(args.threads)
@@ -226,9 +278,8 @@ def main():
         step()  # warm-up, once for all rounds
     print(f"threads {args.threads}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
           f"OPENBLAS_NUM_THREADS {os.environ['OPENBLAS_NUM_THREADS']}, OMP_WAIT_POLICY {os.environ['OMP_WAIT_POLICY']}, "
-          f"BLAS {' '.join(blas_in_use())}")
-    if not any("openblas" in lib for lib in blas_in_use()):
-        print("warning: torch runs on the reference BLAS here; install libopenblas0-pthread for a fair comparison")
+          f"BLAS {' '.join(blas_in_use())} {openblas_core()}")
+    refuse_reference_blas(blas_in_use())
     if args.precision == "bf16":
         print(f"precision bf16: torch.autocast(cpu, bfloat16); oneDNN (mkldnn) available: "
               f"{torch.backends.mkldnn.is_available()}; 512x384x1024 matmul bf16 {matmul_gflops(torch.bfloat16):.0f} "
