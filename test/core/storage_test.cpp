@@ -25,6 +25,21 @@ TEST(BufferPool, BlocksAreAlignedAndReusedBySize) {
     EXPECT_EQ(pool.cached_bytes(), 0u);
 }
 
+TEST(BufferPool, LargeBlocksSitOnWholeHugePages) {
+    constexpr std::size_t kMiB = std::size_t{1} << 20;
+    BufferPool pool;
+    void* a = pool.acquire(5 * kMiB);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % (2 * kMiB), 0u) << "aligned to a 2 MiB transparent huge page";
+    pool.release(a, 5 * kMiB);
+    EXPECT_EQ(pool.cached_bytes(), 6 * kMiB) << "padded to whole 2 MiB pages";
+    void* b = pool.acquire(4 * kMiB + 1);  // also three huge pages: the same cached block
+    EXPECT_EQ(b, a);
+    pool.release(b, 4 * kMiB + 1);
+    void* small = pool.acquire(4 * kMiB - 64);  // under the threshold: 64-byte rounding only
+    pool.release(small, 4 * kMiB - 64);
+    EXPECT_EQ(pool.cached_bytes(), 10 * kMiB - 64);
+}
+
 TEST(BufferPool, GivesBlocksBackBeyondItsBudget) {
     BufferPool pool(/*max_cached_bytes=*/4096);
     void* a = pool.acquire(4096);
