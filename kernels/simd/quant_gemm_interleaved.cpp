@@ -249,7 +249,7 @@ void tile(const InterleavedGemm<typename Operands::Block>& g, const std::byte* g
             const ActivationBlockInfo& info = g.a_info[at];
             __m512i sum = _mm512_set1_epi32(info.correction);
             for (int i = 0; i < kOperands; ++i) {
-                sum = _mm512_dpbusd_epi32(sum, w[i], _mm512_set1_epi32(static_cast<int>(load_u32(a + 4 * i))));
+                sum = lanes::dot_groups_broadcast(sum, w[i], a + 4 * i);
             }
             const __m512 a_scale = _mm512_set1_ps(info.d);
             const __m512 scale = _mm512_mul_ps(w_scale, a_scale);

@@ -282,7 +282,7 @@ template <typename Block>
 template <int First, int Count>
 __m512i dot_operands(__m512i sum, const __m512i (&w)[kOperands], const std::int8_t* a) {
     for (int i = First; i < First + Count; ++i) {
-        sum = _mm512_dpbusd_epi32(sum, w[i], _mm512_set1_epi32(static_cast<int>(load_u32(a + 4 * i))));
+        sum = lanes::dot_groups_broadcast(sum, w[i], a + 4 * i);
     }
     return sum;
 }

@@ -96,6 +96,21 @@ inline __m512i q8_lanes(__m512i w, __m512i a) {
     return dot_groups(_mm512_abs_epi8(w), signed_a);
 }
 
+#if defined(__AVX512VNNI__)
+// acc + Σ over each group of four bytes of u[i] * (the four signed bytes at `four`, the same
+// in every lane): vpdpbusd with the bytes as its broadcast memory operand ({1to16}), which the
+// load unit expands. g++ 12 does not fold _mm512_set1_epi32 of a load into vpdpbusd, and the
+// separate vpbroadcastd it emits instead takes a slot on one of the vector ports: with several
+// activation rows (one broadcast per vpdpbusd) the interleaved kernels' 3- and 4-row tiles
+// lost 10-40% per weight byte to them (tools/bench_rows_per_byte; docs/LLM.md, "Four streams
+// against their read bound").
+inline __m512i dot_groups_broadcast(__m512i acc, __m512i u, const std::int8_t* four) {
+    using Word = std::int32_t __attribute__((may_alias));
+    __asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(u), "m"(*reinterpret_cast<const Word*>(four)));
+    return acc;
+}
+#endif
+
 }  // namespace forge::kernels::simd::lanes
 
 #endif
