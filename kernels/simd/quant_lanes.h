@@ -102,7 +102,7 @@ inline __m512i q8_lanes(__m512i w, __m512i a) {
 // load unit expands. g++ 12 does not fold _mm512_set1_epi32 of a load into vpdpbusd, and the
 // separate vpbroadcastd it emits instead takes a slot on one of the vector ports: with several
 // activation rows (one broadcast per vpdpbusd) the interleaved kernels' 3- and 4-row tiles
-// lost 10-40% per weight byte to them (tools/bench_rows_per_byte; docs/LLM.md, "Four streams
+// lost 10-40% per weight byte to them (`bench_quant_k rows`, tools/bench_quant_k; docs/LLM.md, "Four streams
 // against their read bound").
 inline __m512i dot_groups_broadcast(__m512i acc, __m512i u, const std::int8_t* four) {
     using Word = std::int32_t __attribute__((may_alias));
