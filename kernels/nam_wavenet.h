@@ -6,7 +6,8 @@
 //   z[b, t]    = activation(z[b, t])                                 gating None
 //              | activation(z[b, t]) · secondary(z[B+b, t])          Gated
 //              | α·activation(z[b, t]) + (1-α)·z[b, t], α = secondary(z[B+b, t])   Blended
-//   next[c, t] = x[c, t] + layer1x1_bias[c] + Σ_b layer1x1[b][c] · z[b, t]   (x[c, t] if no layer1x1)
+//   next[c, t] = x[c, t] + layer1x1_bias[c] + Σ_b layer1x1[b][c] · z[b, t]   (x[c, t] if no layer1x1;
+//                                                       not computed at all if next is nullptr)
 //   head[h, t] += head1x1_bias[h] + Σ_b head1x1[b][h] · z[b, t]              (z[h, t] if no head1x1)
 //
 // Weights are input-major ("[in][out]": each input's weights for all outputs contiguous), so the
@@ -50,7 +51,8 @@ struct NamWaveNetLayer {
     std::int64_t condition_stride;
     float* z;                     // scratch: rows × frames, dense (row stride = frames); its
                                   // contents afterwards are unspecified
-    float* next;                  // C rows; must not alias input
+    float* next;                  // C rows; must not alias input. nullptr: nobody reads the
+                                  // residual (the last layer of a WaveNet's last array)
     std::int64_t next_stride;
     float* head;                  // H rows, accumulated into
     std::int64_t head_stride;

@@ -49,9 +49,9 @@ void activate_rows(const NamWaveNetLayer& l) noexcept {
     }
 }
 
-// next = x + layer1x1(z); head += head1x1(z).
+// next = x + layer1x1(z) (unless nobody reads it); head += head1x1(z).
 void pointwise_outputs(const NamWaveNetLayer& l) noexcept {
-    for (std::int64_t c = 0; c < l.channels; ++c) {
+    for (std::int64_t c = 0; l.next != nullptr && c < l.channels; ++c) {
         for (std::int64_t t = 0; t < l.frames; ++t) {
             float sum = l.input[c * l.input_stride + t];
             if (l.layer1x1 != nullptr) {

@@ -161,7 +161,9 @@ template <int Z, int Rows, int V, bool Full>
     constexpr int chunk = 8 / V;  // with Z·V <= 16: at most 24 registers of z and accumulators
     const float* x = l.input + t0;
     if constexpr (Z > 0) {
-        if (l.layer1x1 != nullptr) {
+        if (l.next == nullptr) {
+            // The residual nobody reads: no layer 1x1.
+        } else if (l.layer1x1 != nullptr) {
             mix_all<Z, chunk, Rows, V, Full>(z, l.layer1x1, l.channels, l.layer1x1_bias, x, l.input_stride, l.next + t0,
                               l.next_stride, count, std::make_integer_sequence<int, chunk - 1>{});
         } else {
@@ -295,7 +297,9 @@ void nam_wavenet_layer(const NamWaveNetLayer& l) noexcept {
     });
     if (l.gating != NamGating::None) gate_rows(l);
 
-    if (l.layer1x1 != nullptr) {
+    if (l.next == nullptr) {
+        // The residual nobody reads: no layer 1x1.
+    } else if (l.layer1x1 != nullptr) {
         const Pointwise next{l.layer1x1, l.channels, l.layer1x1_bias, l.input, l.input_stride, l.next, l.next_stride};
         over_tiles(l.channels, l.frames, [&]<int Rows, int V, bool Full>(std::int64_t r0, std::int64_t t0, std::int64_t n) {
             pointwise_tile<Rows, V, Full>(l, next, r0, t0, n);

@@ -43,7 +43,8 @@ void LayerArray::prepare(int max_frames) {
     head_rechannel_->prepare(max_frames);
 }
 
-void LayerArray::process(ConstSignal x, ConstSignal condition, const ConstSignal* head_in, int frames) noexcept {
+void LayerArray::process(ConstSignal x, ConstSignal condition, const ConstSignal* head_in, int frames,
+                         bool residual_wanted) noexcept {
     const Signal sum = head_sum_.signal();
     const std::int64_t rows = config_.head_output_size();
     if (head_in != nullptr) {
@@ -54,8 +55,9 @@ void LayerArray::process(ConstSignal x, ConstSignal condition, const ConstSignal
     // Each layer's output goes straight into the next layer's input; the last one's is the residual.
     rechannel_.process(x, layers_.front().input(frames), frames);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
-        const Signal next = i + 1 < layers_.size() ? layers_[i + 1].input(frames) : residual_.signal();
-        layers_[i].process(condition, next, sum, frames);
+        const bool last = i + 1 == layers_.size();
+        const Signal next = last ? residual_.signal() : layers_[i + 1].input(frames);
+        layers_[i].process(condition, next, sum, frames, !last || residual_wanted);
     }
     head_rechannel_->process(sum, head_out_.signal(), frames);
 }
@@ -167,11 +169,12 @@ void WaveNet::process(ConstSignal in, Signal out, int frames) noexcept {
         condition = condition_.signal();
     }
     for (std::size_t i = 0; i < arrays_.size(); ++i) {
+        const bool residual_wanted = i + 1 < arrays_.size();  // the next array's input
         if (i == 0) {
-            arrays_[i].process(in, condition, nullptr, frames);
+            arrays_[i].process(in, condition, nullptr, frames, residual_wanted);
         } else {
             const ConstSignal head_in = arrays_[i - 1].head();
-            arrays_[i].process(arrays_[i - 1].residual(), condition, &head_in, frames);
+            arrays_[i].process(arrays_[i - 1].residual(), condition, &head_in, frames, residual_wanted);
         }
     }
     if (head_) {

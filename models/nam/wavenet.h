@@ -18,8 +18,11 @@ class LayerArray {
 public:
     LayerArray(const LayerArrayConfig& config, WeightCursor& weights, const std::string& what);
     void prepare(int max_frames);
-    // head_in: the previous array's head output, or null for the first array.
-    void process(ConstSignal x, ConstSignal condition, const ConstSignal* head_in, int frames) noexcept;
+    // head_in: the previous array's head output, or null for the first array. residual_wanted
+    // false (the last array, whose residual Core computes and nobody reads): residual() is
+    // left unspecified, and the last layer's layer 1x1 is skipped.
+    void process(ConstSignal x, ConstSignal condition, const ConstSignal* head_in, int frames,
+                 bool residual_wanted) noexcept;
     ConstSignal residual() const { return residual_.signal(); }
     ConstSignal head() const { return head_out_.signal(); }
     long receptive_field() const;

@@ -134,7 +134,7 @@ void WaveNetLayer::prepare(int max_frames) {
 
 Signal WaveNetLayer::input(int frames) noexcept { return fused_ ? conv_.input_block(frames) : x_.signal(); }
 
-void WaveNetLayer::process(ConstSignal condition, Signal next, Signal head_sum, int frames) noexcept {
+void WaveNetLayer::process(ConstSignal condition, Signal next, Signal head_sum, int frames, bool next_wanted) noexcept {
     if (!fused_) {
         process_general(condition, next, head_sum, frames);
         return;
@@ -146,7 +146,7 @@ void WaveNetLayer::process(ConstSignal condition, Signal next, Signal head_sum, 
     k.condition = condition.data;
     k.condition_stride = condition.stride;
     k.z = z_.signal().data;  // dense: rows × frames
-    k.next = next.data;
+    k.next = next_wanted ? next.data : nullptr;
     k.next_stride = next.stride;
     k.head = head_sum.data;
     k.head_stride = head_sum.stride;

@@ -35,8 +35,10 @@ public:
     // Where the caller writes this block's input x (channels rows), before process().
     Signal input(int frames) noexcept;
     // next = x + layer1x1(z) (channels rows, must not be this layer's input);
-    // head_sum += head1x1(z) or z (head_output_size rows).
-    void process(ConstSignal condition, Signal next, Signal head_sum, int frames) noexcept;
+    // head_sum += head1x1(z) or z (head_output_size rows). next_wanted false: nobody reads next
+    // (the last layer of the last array), so the fused kernel skips the layer 1x1; the general
+    // path still writes it.
+    void process(ConstSignal condition, Signal next, Signal head_sum, int frames, bool next_wanted = true) noexcept;
 
     const CausalConv& conv() const { return conv_; }
     bool fused() const { return fused_; }

@@ -85,6 +85,34 @@ TEST(NamWaveNetLayer, ScalarMatchesHandComputedLayer) {
     }
 }
 
+// next = nullptr (a residual nobody reads): the same head, bit for bit, and no next written.
+void expect_head_without_next(void (*layer)(const NamWaveNetLayer&) noexcept, std::int64_t c, std::int64_t b,
+                              std::int64_t t, NamGating g, bool with_head1x1) {
+    const auto seed = static_cast<std::uint32_t>(c * 100 + t);
+    LayerData with(c, b, 1, 3, 2, t, g, true, with_head1x1, seed);
+    LayerData without(c, b, 1, 3, 2, t, g, true, with_head1x1, seed);
+    layer(with.call(UnaryOp::Tanh));
+    NamWaveNetLayer call = without.call(UnaryOp::Tanh);
+    call.next = nullptr;
+    layer(call);
+    EXPECT_EQ(with.head, without.head) << "C " << c << " B " << b << " frames " << t;
+    EXPECT_EQ(without.next, std::vector<float>(without.next.size(), 0.0f));
+}
+
+TEST(NamWaveNetLayer, WithoutNextTheHeadIsUnchanged) {
+    std::vector<void (*)(const NamWaveNetLayer&) noexcept> backends{&scalar::nam_wavenet_layer};
+#if defined(FORGE_BACKEND_SIMD)
+    backends.push_back(&simd::nam_wavenet_layer);
+#endif
+    for (auto layer : backends) {
+        for (std::int64_t frames : {15, 64, 100}) {
+            expect_head_without_next(layer, 16, 16, frames, NamGating::None, false);  // one register tile
+            expect_head_without_next(layer, 8, 8, frames, NamGating::None, true);
+            expect_head_without_next(layer, 24, 24, frames, NamGating::Gated, true);  // several tiles
+        }
+    }
+}
+
 #if defined(FORGE_BACKEND_SIMD)
 void expect_simd_matches_scalar(std::int64_t c, std::int64_t b, std::int64_t m, std::int64_t k, std::int64_t d,
                                 std::int64_t t, NamGating g, bool with_1x1, bool with_head1x1, UnaryOp act) {
