@@ -23,10 +23,12 @@ Tensor gather_rows(const Tensor& x, std::span<const std::int64_t> rows) {
 }
 
 // The rows of each chunk: at most `cap` (0: as many as kLossChunkBytes holds), all of one size
-// but the last, which is at most `chunks` rows shorter (no one-row straggler, whose product
-// would take the matrix-vector path of the GEMM).
+// but the last, which is at most `chunks` rows shorter (rather than a short straggler: a
+// one-row product would take the GEMM's matrix-vector path, which rounds otherwise).
 std::int64_t rows_per_chunk(std::int64_t counted, std::int64_t classes, std::int64_t cap) {
-    if (cap <= 0) cap = std::max<std::int64_t>(1, static_cast<std::int64_t>(kLossChunkBytes / sizeof(float)) / classes);
+    if (cap <= 0)
+        cap = std::max<std::int64_t>(
+            1, static_cast<std::int64_t>(kLossChunkBytes / sizeof(float)) / std::max<std::int64_t>(classes, 1));
     const std::int64_t chunks = (counted + cap - 1) / cap;
     return chunks == 0 ? 1 : (counted + chunks - 1) / chunks;
 }
