@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -69,15 +70,16 @@ void write_safetensors(const std::filesystem::path& path, const TensorMap& tenso
     }
     std::string text = header.dump();
     text.append((8 - text.size() % 8) % 8, ' ');  // the data section starts 8-byte aligned
-    std::vector<std::byte> file(8 + text.size() + offset);
-    for (int i = 0; i < 8; ++i) file[static_cast<std::size_t>(i)] = std::byte((text.size() >> (8 * i)) & 0xff);
-    std::memcpy(file.data() + 8, text.data(), text.size());
-    std::byte* data = file.data() + 8 + text.size();
-    for (const Tensor& t : payloads) {
-        std::memcpy(data, t.raw_data(), t.nbytes());  // forge runs on little-endian hosts only
-        data += t.nbytes();
-    }
-    write_file_atomically(path, file);
+    std::array<std::byte, 8> length{};
+    for (int i = 0; i < 8; ++i) length[static_cast<std::size_t>(i)] = std::byte((text.size() >> (8 * i)) & 0xff);
+    // Written piece by piece, not gathered into one buffer first: a LoRA checkpoint's factors
+    // and AdamW moments are 120 MB, which a copy would add to the run's peak memory.
+    TemporaryFile file(path);
+    file.write(length);
+    file.write(std::as_bytes(std::span(text.data(), text.size())));
+    for (const Tensor& t : payloads)
+        file.write(std::span(t.raw_data(), t.nbytes()));  // forge runs on little-endian hosts only
+    file.commit();
 }
 
 namespace {

@@ -217,6 +217,10 @@ Tensor LoraModel::block(std::int64_t layer, const Tensor& x, const Factors& f, s
 }
 
 Tensor LoraModel::forward(const Tensor& ids, std::uint64_t dropout_key, bool training) const {
+    return ag::frozen_linear(hidden(ids, dropout_key, training), head());
+}
+
+Tensor LoraModel::hidden(const Tensor& ids, std::uint64_t dropout_key, bool training) const {
     check(ids.rank() == 2 && ids.dtype() == DType::I32, "LoRA model input: want i32 ids [B, T], got {} {}",
           dtype_name(ids.dtype()), ids.shape().to_string());
     Tensor x = embed(ids);
@@ -238,7 +242,7 @@ Tensor LoraModel::forward(const Tensor& ids, std::uint64_t dropout_key, bool tra
             },
             std::move(inputs));
     }
-    return ag::frozen_linear(ag::rmsnorm(x, weights_.output_norm, hparams_.rms_eps), weights_.output);
+    return ag::rmsnorm(x, weights_.output_norm, hparams_.rms_eps);
 }
 
 LoraAdapter LoraModel::adapter() const {

@@ -11,7 +11,7 @@
 // Only A and B are parameters, named as the adapter file names them
 // ("blk.N.attn_q.weight.lora_a"), so a checkpoint is also an adapter. With gradients each block
 // is recomputed in the backward pass (ag::recompute) rather than keeping its activations, so
-// training memory is the weights, one block's activations, the block inputs and the logits;
+// training memory is the weights, one block's activations, the block inputs and a chunk of logits;
 // how much of a block is kept instead is LoraSettings::checkpointing.
 #pragma once
 
@@ -71,6 +71,12 @@ public:
     // ids [B, T] i32 -> logits [B, T, n_vocab]. dropout_key names this pass's dropout masks
     // (a pure function of it); training false runs without dropout (evaluation).
     Tensor forward(const Tensor& ids, std::uint64_t dropout_key, bool training) const;
+    // The same pass up to the head's input: ids [B, T] -> the final rmsnorm's output [B, T, n_embd]
+    // (forward is frozen_linear(hidden(...), head()); the trainer's loss multiplies the head a
+    // chunk of rows at a time instead, ag::frozen_linear_cross_entropy).
+    Tensor hidden(const Tensor& ids, std::uint64_t dropout_key, bool training) const;
+    // The output head (output.weight, or the tied token embedding), frozen in its file's format.
+    const infer::Linear& head() const { return weights_.output; }
 
     const Hparams& hparams() const { return hparams_; }
     const gguf::GgufFile& file() const { return file_; }

@@ -1,6 +1,7 @@
 #include "models/llm/lora/lora_trainer.h"
 
 #include "core/autograd/ag.h"
+#include "core/autograd/ops/frozen_linear_cross_entropy.h"
 #include "core/buffer_pool.h"
 #include "core/checkpoint/atomic_file.h"
 #include "core/checkpoint/safetensors.h"
@@ -39,10 +40,14 @@ struct RowSet {
     std::int64_t rows() const { return inputs.size(0); }
 };
 
-// The mean cross-entropy of logits [B, T, V] over the counted targets of `targets` [B, T].
-Tensor mean_target_loss(const Tensor& logits, const Tensor& targets) {
-    const std::int64_t rows = targets.numel();
-    return ag::cross_entropy(ag::reshape(logits, Shape{rows, logits.size(2)}), targets.reshape(Shape{rows}));
+// The mean cross-entropy of the model's logits for inputs [B, T] over the counted targets of
+// `targets` [B, T], the head multiplied a chunk of rows at a time: the [B*T, V] logits never
+// exist whole (ag::frozen_linear_cross_entropy). `observe` sees each chunk's logits.
+Tensor mean_target_loss(const LoraModel& model, const Tensor& inputs, const Tensor& targets, std::uint64_t dropout_key,
+                        bool training, const ag::LogitsObserver& observe = {}) {
+    return ag::frozen_linear_cross_entropy(model.hidden(inputs, dropout_key, training), model.head(),
+                                           targets.reshape(Shape{targets.numel()}),
+                                           {.ignore_index = gpt::kNoTarget}, observe);
 }
 
 // Replies (maximal runs of counted targets in a row) and how many of them greedy decoding
@@ -52,10 +57,10 @@ struct ReplyScore {
     std::int64_t replies = 0, exact = 0;
 };
 
-ReplyScore score_replies(const Tensor& logits, const Tensor& targets) {
+// right[i]: whether position i's target is its logits' argmax (read for counted positions only).
+ReplyScore score_replies(const std::vector<bool>& right, const Tensor& targets) {
     ReplyScore out;
-    const std::int64_t positions = targets.numel(), vocab = logits.size(2);
-    const Tensor flat = logits.contiguous();
+    const std::int64_t positions = targets.numel();
     const std::int32_t* t = targets.data<std::int32_t>();
     const std::int64_t row_len = targets.size(1);
     bool in_reply = false, all_right = true;
@@ -71,8 +76,7 @@ ReplyScore score_replies(const Tensor& logits, const Tensor& targets) {
             in_reply = true;
             all_right = true;
         }
-        const float* row = flat.data<float>() + i * vocab;
-        all_right = all_right && std::max_element(row, row + vocab) - row == t[i];
+        all_right = all_right && right[static_cast<std::size_t>(i)];
     }
     return out;
 }
@@ -254,7 +258,7 @@ private:
             const float share = static_cast<float>(counted[m]) / static_cast<float>(step_targets);
             const std::uint64_t key = random::stream_key(config_.lora.seed, 0x10a4, static_cast<std::uint64_t>(step),
                                                          static_cast<std::uint64_t>(first_micro + m));
-            const Tensor loss = mean_target_loss(model_.forward(inputs[m], key, /*training=*/true), targets[m]);
+            const Tensor loss = mean_target_loss(model_, inputs[m], targets[m], key, /*training=*/true);
             // The forward's temporaries (freed, cached by the pool for reuse) make no room for the
             // backward's gradients, which have other sizes: give them back first, so that the
             // peak is the saved activations and one pass's gradients.
@@ -291,14 +295,21 @@ private:
             const Tensor tg = data_.val.targets.narrow(0, first, count).contiguous();
             const std::int64_t counted = gpt::counted_targets(tg);
             if (counted == 0) continue;
-            const Tensor logits = model_.forward(in, 0, /*training=*/false);
-            const Tensor loss = mean_target_loss(logits, tg);
-            const ReplyScore score = score_replies(logits, tg);
+            const std::int32_t* ids = tg.data<std::int32_t>();
+            std::vector<bool> right(static_cast<std::size_t>(tg.numel()));
+            const auto argmax_is_target = [&](std::span<const std::int64_t> rows, const Tensor& logits) {
+                const std::int64_t vocab = logits.size(1);
+                for (std::size_t r = 0; r < rows.size(); ++r) {
+                    const float* row = logits.data<float>() + static_cast<std::int64_t>(r) * vocab;
+                    right[static_cast<std::size_t>(rows[r])] = std::max_element(row, row + vocab) - row == ids[rows[r]];
+                }
+            };
+            const Tensor loss = mean_target_loss(model_, in, tg, 0, /*training=*/false, argmax_is_target);
+            const ReplyScore score = score_replies(right, tg);
             replies += score.replies;
             exact += score.exact;
             nats += static_cast<double>(loss.item()) * static_cast<double>(counted);
             counted_all += counted;
-            const std::int32_t* ids = tg.data<std::int32_t>();
             for (std::int64_t i = 0; i < tg.numel(); ++i)
                 if (ids[i] != gpt::kNoTarget) bytes += token_bytes_[static_cast<std::size_t>(ids[i])];
         }
@@ -379,7 +390,7 @@ private:
 
 double loss_and_gradients(const LoraModel& model, const Tensor& inputs, const Tensor& targets,
                           std::uint64_t dropout_key) {
-    const Tensor loss = mean_target_loss(model.forward(inputs, dropout_key, /*training=*/true), targets);
+    const Tensor loss = mean_target_loss(model, inputs, targets, dropout_key, /*training=*/true);
     ag::backward(loss);
     return static_cast<double>(loss.item());
 }
