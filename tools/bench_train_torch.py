@@ -182,7 +182,7 @@ def blas_in_use():
 # this CPU. Some machines set the first two for every program (old OpenBLAS builds crashed on their
 # processors); on this project's AMD EPYC (Zen 5) they pin Debian's OpenBLAS 0.3.21 to its Haswell
 # (AVX2) kernels instead of the Cooperlake (AVX-512) ones it picks itself and computes correctly
-# (docs/TRAINING.md, "A fair PyTorch"). A slowed reference flatters forge: refuse to compare.
+# (docs/TRAINING.md, "The kernels OpenBLAS picks"). A slowed reference flatters forge: refuse to compare.
 KERNEL_OVERRIDES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "MKL_DEBUG_CPU_TYPE", "MKL_ENABLE_INSTRUCTIONS",
                     "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY")
 FAST_BLAS = ("openblas", "mkl", "blis")

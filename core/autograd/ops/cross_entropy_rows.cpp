@@ -10,6 +10,10 @@
 
 namespace forge::ag {
 
+void check_label_smoothing(float s) {
+    check(s >= 0.0f && s <= 1.0f, "cross_entropy: label_smoothing must be in [0, 1], got {}", s);
+}
+
 std::vector<std::int64_t> cross_entropy_targets(const Tensor& targets, std::int64_t rows, std::int64_t classes,
                                                 std::int64_t ignore_index) {
     check(targets.dtype() == DType::I64 || targets.dtype() == DType::I32,
@@ -39,6 +43,10 @@ void subtract_log_likelihoods(const Tensor& log_probs, std::span<const std::int6
         if (t == ignore) continue;
         total -= (1.0 - s) * lp[i * classes + t] + s * rs[i] / static_cast<double>(classes);
     }
+}
+
+float mean_loss(double total, std::int64_t counted) {
+    return counted == 0 ? 0.0f : static_cast<float>(total / static_cast<double>(counted));
 }
 
 // One pass over each row of the log-probabilities into the tensor returned (at a 151,936-token

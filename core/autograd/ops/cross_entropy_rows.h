@@ -13,6 +13,9 @@
 
 namespace forge::ag {
 
+// Throws unless the label smoothing s is in [0, 1].
+void check_label_smoothing(float s);
+
 // The targets as int64, one per row (`rows` of them), each checked to be ignore_index or a
 // class in [0, classes).
 std::vector<std::int64_t> cross_entropy_targets(const Tensor& targets, std::int64_t rows, std::int64_t classes,
@@ -22,6 +25,10 @@ std::vector<std::int64_t> cross_entropy_targets(const Tensor& targets, std::int6
 // order, for log_probs [rows, classes] (rows whose target is ignore_index add nothing).
 void subtract_log_likelihoods(const Tensor& log_probs, std::span<const std::int64_t> target, std::int64_t ignore,
                               float s, double& total);
+
+// The mean loss from the sum subtract_log_likelihoods left in `total`: total / counted, 0 when
+// no row counted.
+float mean_loss(double total, std::int64_t counted);
 
 // d loss / d logits = (softmax - q) · factor, q = (1-s)·onehot + s/C, zero on ignored rows,
 // from log_probs [rows, classes] in one pass over each row into the one tensor it returns.

@@ -43,7 +43,7 @@ Tensor frozen_linear_cross_entropy(const Tensor& x, const infer::Linear& head, c
           "frozen_linear_cross_entropy: want f32 x [..., {}], got {} {}", n_in, dtype_name(x.dtype()),
           x.shape().to_string());
     const float s = options.label_smoothing;
-    check(s >= 0.0f && s <= 1.0f, "cross_entropy: label_smoothing must be in [0, 1], got {}", s);
+    check_label_smoothing(s);
     const std::int64_t rows = x.numel() / std::max<std::int64_t>(n_in, 1);
     const auto target = cross_entropy_targets(targets, rows, classes, options.ignore_index);
     std::vector<std::int64_t> counted_rows;
@@ -78,8 +78,7 @@ Tensor frozen_linear_cross_entropy(const Tensor& x, const infer::Linear& head, c
             std::copy_n(d_chunk.data<float>() + static_cast<std::int64_t>(i) * n_in, n_in,
                         dx.data<float>() + chunk[i] * n_in);
     }
-    const float loss = counted == 0 ? 0.0f : static_cast<float>(total / static_cast<double>(counted));
-    Tensor result = Tensor::full(Shape{}, loss);
+    Tensor result = Tensor::full(Shape{}, mean_loss(total, counted));
     if (!with_grad) return result;
     return record("frozen_linear_cross_entropy", result, {&x, &targets},
                   [dx, shape = x.shape()](const Tensor& g, InputMask) {

@@ -16,15 +16,14 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, const CrossEnt
     const std::int64_t classes = logits.size(-1);
     const std::int64_t rows = logits.numel() / classes;
     const float s = options.label_smoothing;
-    check(s >= 0.0f && s <= 1.0f, "cross_entropy: label_smoothing must be in [0, 1], got {}", s);
+    check_label_smoothing(s);
     const auto target = cross_entropy_targets(targets, rows, classes, options.ignore_index);
     const auto counted = static_cast<std::int64_t>(rows - std::count(target.begin(), target.end(), options.ignore_index));
 
     const Tensor log_probs = forge::log_softmax(logits.reshape(Shape{rows, classes}));
     double total = 0.0;
     subtract_log_likelihoods(log_probs, target, options.ignore_index, s, total);
-    const float loss = counted == 0 ? 0.0f : static_cast<float>(total / static_cast<double>(counted));
-    Tensor result = Tensor::full(Shape{}, loss);
+    Tensor result = Tensor::full(Shape{}, mean_loss(total, counted));
     if (!any_requires_grad({&logits})) return result;
 
     return record("cross_entropy", result, {&logits, &targets},
