@@ -25,8 +25,12 @@
 //         starts the sum from -16 Σa (so it is Σ (q - 16) a exactly); Q5_1 has no offset.
 // Then the 16 rows' scales of the block: f16 (32 bytes; Q5_1 its d, then its 16 mins m, 64
 // bytes), MXFP4's E8M0 exponent bytes (16 bytes, turned into 2^(e - 128) in registers as
-// e8m0_to_f32_half does). A group stores all its blocks' quants first, then all its blocks'
-// scales, so both stream front to back. The last group is padded with zero rows.
+// e8m0_to_f32_half does). A group stores its blocks in chunks of kChunkBlocks: the chunk's
+// scales fill its first cache line (two blocks' of Q4_0, Q5_0 and Q8_0, one of Q5_1, four of
+// MXFP4), its blocks' quants follow, so a group is one stream front to back. (A run of all
+// the scales after all the quants, a second stream 32 KiB away, held one core's 1-row Q8_0
+// product to 26 GB/s against 31 for a plain read of memory: tools/bench_quant_k `rows`.) The
+// last chunk may hold fewer blocks; the last group is padded with zero rows.
 //
 // Arithmetic. Each output is one lane, accumulated over blocks in block order exactly as
 // the contract of kernels/quant_dot.h describes (integer part exact, one fused f32
@@ -82,8 +86,9 @@ inline constexpr int kInterleave = 16;
 
 // Activation rows in one register tile of the interleaved kernels (both headers). A call with
 // at most this many rows (decoding one or a few sequences) reads each group once, so it
-// streams the weights from memory and the kernels prefetch ahead; the front-end gives such a
-// call strips of about 32 KiB of groups.
+// streams the weights from memory and the kernels prefetch ahead (the AVX-512 VNNI one of
+// Q4_0 .. MXFP4 from two rows on: one row streams fastest on the hardware prefetcher alone);
+// the front-end gives such a call strips of about 32 KiB of groups.
 inline constexpr int kInterleavedTileRows = 8;
 
 // Whether format Block has a fifth bit per element (Q5_0, Q5_1) and a min (Q5_1).
@@ -105,21 +110,37 @@ constexpr std::size_t interleaved_scale_bytes() {
     if constexpr (std::is_same_v<Block, BlockMXFP4>) return sizeof(BlockMXFP4::e);
     else return (kHasMin<Block> ? 2 : 1) * sizeof(f16_bits);
 }
-template <typename Block>
-constexpr std::size_t interleaved_block_bytes() {
-    return interleaved_quant_bytes<Block>() + kInterleave * interleaved_scale_bytes<Block>();
-}
 
-// Groups start on cache lines (their zmm loads are aligned).
+// Groups and chunks start on cache lines (their zmm loads are aligned).
 struct alignas(64) CacheLine {
     std::byte bytes[64];
 };
 
-// The bytes of one group of rows of `blocks` blocks, padded to whole cache lines.
+// Blocks per chunk: as many as have their 16 rows' scales in one cache line.
+template <typename Block>
+inline constexpr std::int64_t kChunkBlocks = static_cast<std::int64_t>(sizeof(CacheLine) / (kInterleave * interleaved_scale_bytes<Block>()));
+
+// Where block b of a group starts: its 16 rows' scales, and its quants.
+template <typename Block>
+constexpr std::size_t interleaved_chunk_start(std::int64_t b) {
+    const auto chunk = static_cast<std::size_t>(b / kChunkBlocks<Block>);
+    return chunk * (sizeof(CacheLine) + static_cast<std::size_t>(kChunkBlocks<Block>) * interleaved_quant_bytes<Block>());
+}
+template <typename Block>
+constexpr std::size_t interleaved_scales_offset(std::int64_t b) {
+    return interleaved_chunk_start<Block>(b) + static_cast<std::size_t>(b % kChunkBlocks<Block>) * kInterleave * interleaved_scale_bytes<Block>();
+}
+template <typename Block>
+constexpr std::size_t interleaved_quants_offset(std::int64_t b) {
+    return interleaved_chunk_start<Block>(b) + sizeof(CacheLine) +
+           static_cast<std::size_t>(b % kChunkBlocks<Block>) * interleaved_quant_bytes<Block>();
+}
+
+// The bytes of one group of rows of `blocks` blocks (whole cache lines: every block's quants
+// are).
 template <typename Block>
 constexpr std::size_t interleaved_group_bytes(std::int64_t blocks) {
-    const std::size_t bytes = static_cast<std::size_t>(blocks) * interleaved_block_bytes<Block>();
-    return (bytes + sizeof(CacheLine) - 1) / sizeof(CacheLine) * sizeof(CacheLine);
+    return blocks == 0 ? 0 : interleaved_quants_offset<Block>(blocks - 1) + interleaved_quant_bytes<Block>();
 }
 
 // What the kernels add to every block's integer sum of quant products: -offset Σa, which

@@ -66,15 +66,12 @@ void read_scales(const std::byte* area, int r, Block& b) {
 template <typename Block>
 void interleave_group(const Block* rows, std::int64_t live_rows, std::int64_t blocks, std::uint32_t flip,
                       std::byte* out) {
-    constexpr std::size_t quant_bytes = interleaved_quant_bytes<Block>();
-    constexpr std::size_t scale_bytes = kInterleave * interleaved_scale_bytes<Block>();
     constexpr int quads = static_cast<int>(sizeof(Block::qs) / 4);
-    std::byte* scales = out + static_cast<std::size_t>(blocks) * quant_bytes;
     std::memset(out, 0, interleaved_group_bytes<Block>(blocks));
     for (std::int64_t r = 0; r < live_rows; ++r) {
         for (std::int64_t b = 0; b < blocks; ++b) {
             const Block& src = rows[r * blocks + b];
-            std::byte* dst = out + static_cast<std::size_t>(b) * quant_bytes + static_cast<std::size_t>(r) * 4;
+            std::byte* dst = out + interleaved_quants_offset<Block>(b) + static_cast<std::size_t>(r) * 4;
             for (int t = 0; t < quads; ++t) {
                 const std::uint32_t q = load_u32(src.qs.data() + 4 * t) ^ flip;
                 std::memcpy(dst + t * kQuadBytes, &q, sizeof(q));
@@ -83,7 +80,7 @@ void interleave_group(const Block* rows, std::int64_t live_rows, std::int64_t bl
                 const std::uint32_t lanes = fifth_bit_lanes(src.qh);
                 std::memcpy(dst + quads * kQuadBytes, &lanes, sizeof(lanes));
             }
-            write_scales(src, static_cast<int>(r), scales + static_cast<std::size_t>(b) * scale_bytes);
+            write_scales(src, static_cast<int>(r), out + interleaved_scales_offset<Block>(b));
         }
     }
 }
@@ -92,12 +89,9 @@ void interleave_group(const Block* rows, std::int64_t live_rows, std::int64_t bl
 // tied output head reads its rows from here, so the original pages stay released).
 template <typename Block>
 void deinterleave_group_row(const std::byte* group, std::int64_t blocks, int r, std::uint32_t flip, Block* out) {
-    constexpr std::size_t quant_bytes = interleaved_quant_bytes<Block>();
-    constexpr std::size_t scale_bytes = kInterleave * interleaved_scale_bytes<Block>();
     constexpr int quads = static_cast<int>(sizeof(Block::qs) / 4);
-    const std::byte* scales = group + static_cast<std::size_t>(blocks) * quant_bytes;
     for (std::int64_t b = 0; b < blocks; ++b) {
-        const std::byte* src = group + static_cast<std::size_t>(b) * quant_bytes + static_cast<std::size_t>(r) * 4;
+        const std::byte* src = group + interleaved_quants_offset<Block>(b) + static_cast<std::size_t>(r) * 4;
         for (int t = 0; t < quads; ++t) {
             const std::uint32_t q = load_u32(src + t * kQuadBytes) ^ flip;
             std::memcpy(out[b].qs.data() + 4 * t, &q, sizeof(q));
@@ -106,7 +100,7 @@ void deinterleave_group_row(const std::byte* group, std::int64_t blocks, int r, 
             const std::uint32_t bits = fifth_bits_of_lanes(load_u32(src + quads * kQuadBytes));
             std::memcpy(out[b].qh.data(), &bits, sizeof(bits));
         }
-        read_scales(scales + static_cast<std::size_t>(b) * scale_bytes, r, out[b]);
+        read_scales(group + interleaved_scales_offset<Block>(b), r, out[b]);
     }
 }
 
@@ -124,18 +118,23 @@ void interleave_rows(const Block* w, std::int64_t n, std::int64_t blocks, std::u
 constexpr int kOperands = 8;     // quads a block's 32 elements make: each meets activation bytes 4i..4i+3
 constexpr int kTileRows = kInterleavedTileRows;
 
-// Decoding (one tile of activation rows, one sequence or a few) streams the weights once from
-// memory: asking for the quants kAhead bytes ahead (and the scales a few blocks ahead) keeps
-// more loads in flight than the hardware prefetcher does. Prefill reads each group from cache
-// many times and skips it.
-constexpr int kAhead = 2048;
+// Decoding a few sequences at once (2 to kTileRows activation rows) streams the weights once
+// from memory, with more arithmetic per byte than one row: asking for each block kAhead bytes
+// ahead (non-temporal: the group is read once) keeps more loads in flight than the hardware
+// prefetcher does. One row (one sequence) keeps pace with the hardware prefetcher alone, and
+// asking ahead slowed it: one core, a [768 x 2048] Q8_0 product streamed from memory
+// (tools/bench_quant_k rows, medians of 5 runs), 1 row 29 GB/s without, 26 with T0 at 2 KiB;
+// 4 rows 25 GB/s with NTA at 4 KiB, 23 with T0 at 2 KiB, 18 without. Prefill reads each group
+// from cache many times and skips it.
+constexpr int kAhead = 4096;
 
+// The lines of the block kAhead bytes on: its quants, and its chunk's line of scales.
 template <typename Block>
 void prefetch_ahead(const std::byte* quants, const std::byte* scales) {
     for (std::size_t line = 0; line < interleaved_quant_bytes<Block>(); line += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(quants) + kAhead + line, _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(quants) + kAhead + line, _MM_HINT_NTA);
     }
-    _mm_prefetch(reinterpret_cast<const char*>(scales) + 256, _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(scales) + kAhead, _MM_HINT_NTA);
 }
 
 // The 16 rows' f16 scales of a block as f32.
@@ -229,14 +228,11 @@ template <typename Operands, int R>
 void tile(const InterleavedGemm<typename Operands::Block>& g, const std::byte* group, std::int64_t r0, __mmask16 cols,
           bool stream) {
     using Block = typename Operands::Block;
-    constexpr std::size_t quant_bytes = interleaved_quant_bytes<Block>();
-    constexpr std::size_t scale_bytes = kInterleave * interleaved_scale_bytes<Block>();
-    const std::byte* scales = group + static_cast<std::size_t>(g.blocks) * quant_bytes;
     __m512 acc[R];
     for (auto& v : acc) v = _mm512_setzero_ps();
     for (std::int64_t b = 0; b < g.blocks; ++b) {
-        const std::byte* quants = group + static_cast<std::size_t>(b) * quant_bytes;
-        const std::byte* block_scales = scales + static_cast<std::size_t>(b) * scale_bytes;
+        const std::byte* quants = group + interleaved_quants_offset<Block>(b);
+        const std::byte* block_scales = group + interleaved_scales_offset<Block>(b);
         if (stream) prefetch_ahead<Block>(quants, block_scales);
         __m512i w[kOperands];
         Operands::load(quants, w);
@@ -281,7 +277,7 @@ void gemm_groups(const InterleavedGemm<typename Operands::Block>& g) {
         const auto cols = static_cast<__mmask16>((1u << live) - 1u);
         const InterleavedGemm<typename Operands::Block> at{g.rows, g.cols, g.blocks, g.a, g.a_info, g.a_stride,
                                                           g.w, g.y + c0, g.y_stride};
-        const bool stream = g.rows <= kTileRows;
+        const bool stream = g.rows > 1 && g.rows <= kTileRows;
         std::int64_t r0 = 0;
         for (; r0 + kTileRows <= g.rows; r0 += kTileRows) tile<Operands, kTileRows>(at, group, r0, cols, stream);
         if (r0 < g.rows) edge_tile<Operands, kTileRows - 1>(at, group, r0, static_cast<int>(g.rows - r0), cols, stream);

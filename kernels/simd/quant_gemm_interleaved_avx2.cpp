@@ -30,7 +30,7 @@ constexpr int kHalves = 2;       // a group's 16 rows as two ymm of 8
 constexpr int kOperands = 8;     // operand i meets activation bytes 4i..4i+3
 constexpr int kQuadBytes = 64;
 constexpr int kTileRows = 2;     // activation rows per register tile (16 ymm registers)
-constexpr std::size_t kAhead = 2048;  // decode's prefetch distance, as the AVX-512 kernel's
+constexpr std::size_t kAhead = 2048;  // decode's prefetch distance (T0)
 
 // Half h of a block's 8 operands: quad t's low nibbles are elements 4t..4t+3 (operand t), its
 // high nibbles elements 16+4t.. (operand t+4).
@@ -122,21 +122,18 @@ __m256i block_sum(const __m256i (&w)[kOperands], const std::int8_t* a, std::int3
 template <typename Format, int R>
 void tile(const InterleavedGemm<typename Format::Block>& g, const std::byte* group, std::int64_t r0, int live, bool stream) {
     using Block = typename Format::Block;
-    constexpr std::size_t quant_bytes = interleaved_quant_bytes<Block>();
-    constexpr std::size_t scale_bytes = kInterleave * interleaved_scale_bytes<Block>();
-    const std::byte* scales = group + static_cast<std::size_t>(g.blocks) * quant_bytes;
     __m256 acc[kHalves][R];
     for (auto& half : acc) {
         for (auto& v : half) v = _mm256_setzero_ps();
     }
     for (std::int64_t b = 0; b < g.blocks; ++b) {
-        const std::byte* quants = group + static_cast<std::size_t>(b) * quant_bytes;
-        const std::byte* block_scales = scales + static_cast<std::size_t>(b) * scale_bytes;
+        const std::byte* quants = group + interleaved_quants_offset<Block>(b);
+        const std::byte* block_scales = group + interleaved_scales_offset<Block>(b);
         if (stream) {
-            for (std::size_t line = 0; line < quant_bytes; line += 64) {
+            for (std::size_t line = 0; line < interleaved_quant_bytes<Block>(); line += 64) {
                 _mm_prefetch(reinterpret_cast<const char*>(quants) + kAhead + line, _MM_HINT_T0);
             }
-            _mm_prefetch(reinterpret_cast<const char*>(block_scales) + 256, _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(block_scales) + kAhead, _MM_HINT_T0);
         }
         for (int h = 0; h < kHalves; ++h) {
             __m256i w[kOperands];

@@ -13,7 +13,7 @@
 // `rows` instead: what an N-row product of an interleaved matrix costs per weight byte against
 // a 1-row one (decoding N streams at once against one), on the decode shapes of a
 // Qwen3-30B-A3B (the Q6_K head [151936 x 1024], q/o-sized [2048 x 1024] and expert-sized
-// [768 x 2048] Q4_K and Q8_0), for N = 1..4 activation rows, each as GB/s of weight bytes per
+// [768 x 2048] Q4_K, Q8_0 and Q4_0), for N = 1..4 activation rows, each as GB/s of weight bytes per
 // CPU second (best of `rounds`) and xN/1, the N-row time over the 1-row one (1.00: N rows
 // cost what one does):
 //   streamed  a sweep over copies of the matrix that together are larger than the caches, so
@@ -246,6 +246,7 @@ int main_rows(int argc, char** argv) {
     for (const auto& [n, k] : {std::pair<std::int64_t, std::int64_t>{2048, 1024}, {768, 2048}}) {
         if constexpr (kHasInterleavedGemmFor<BlockQ4_K>) bench_rows<BlockQ4_K>("Q4_K", n, k, rounds, rng, dump);
         if constexpr (kHasInterleavedGemmFor<BlockQ8_0>) bench_rows<BlockQ8_0>("Q8_0", n, k, rounds, rng, dump);
+        if constexpr (kHasInterleavedGemmFor<BlockQ4_0>) bench_rows<BlockQ4_0>("Q4_0", n, k, rounds, rng, dump);
     }
     if (dump) std::fclose(dump);
     return 0;
