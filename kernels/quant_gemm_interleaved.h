@@ -29,7 +29,8 @@
 // scales fill its first cache line (two blocks' of Q4_0, Q5_0 and Q8_0, one of Q5_1, four of
 // MXFP4), its blocks' quants follow, so a group is one stream front to back. (A run of all
 // the scales after all the quants, a second stream 32 KiB away, held one core's 1-row Q8_0
-// product to 26 GB/s against 31 for a plain read of memory: tools/bench_quant_k `rows`.) The
+// product to 26 GB/s in tools/bench_quant_k `rows`, against 31 for a plain read of memory;
+// docs/LLM.md has the measurements.) The
 // last chunk may hold fewer blocks; the last group is padded with zero rows.
 //
 // Arithmetic. Each output is one lane, accumulated over blocks in block order exactly as
