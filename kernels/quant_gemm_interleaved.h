@@ -119,7 +119,8 @@ struct alignas(64) CacheLine {
 
 // Blocks per chunk: as many as have their 16 rows' scales in one cache line.
 template <typename Block>
-inline constexpr std::int64_t kChunkBlocks = static_cast<std::int64_t>(sizeof(CacheLine) / (kInterleave * interleaved_scale_bytes<Block>()));
+inline constexpr std::int64_t kChunkBlocks =
+    static_cast<std::int64_t>(sizeof(CacheLine) / (kInterleave * interleaved_scale_bytes<Block>()));
 
 // Where block b of a group starts: its 16 rows' scales, and its quants.
 template <typename Block>
@@ -129,7 +130,8 @@ constexpr std::size_t interleaved_chunk_start(std::int64_t b) {
 }
 template <typename Block>
 constexpr std::size_t interleaved_scales_offset(std::int64_t b) {
-    return interleaved_chunk_start<Block>(b) + static_cast<std::size_t>(b % kChunkBlocks<Block>) * kInterleave * interleaved_scale_bytes<Block>();
+    return interleaved_chunk_start<Block>(b) +
+           static_cast<std::size_t>(b % kChunkBlocks<Block>) * kInterleave * interleaved_scale_bytes<Block>();
 }
 template <typename Block>
 constexpr std::size_t interleaved_quants_offset(std::int64_t b) {

@@ -128,7 +128,8 @@ constexpr int kTileRows = kInterleavedTileRows;
 // from cache many times and skips it.
 constexpr int kAhead = 4096;
 
-// The lines of the block kAhead bytes on: its quants, and its chunk's line of scales.
+// The lines kAhead bytes past the block's quants and past its chunk's first line (the scales):
+// block by block these ask for every line of the group, kAhead bytes ahead of the reads.
 template <typename Block>
 void prefetch_ahead(const std::byte* quants, const std::byte* scales) {
     for (std::size_t line = 0; line < interleaved_quant_bytes<Block>(); line += 64) {
