@@ -6,24 +6,34 @@
 #include "app/bench_record.h"
 
 #include <chrono>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace forge::app {
+
+// Time several bodies in turn: each once to warm up, then `reps` rounds of every body one
+// after the other, so that a change of the machine's speed during the run falls on all of
+// them alike. The wall times of each body's repetitions, in the bodies' order.
+inline std::vector<std::vector<double>> time_reps_in_turn(const std::vector<std::function<void()>>& bodies, int reps) {
+    for (const auto& body : bodies) body();
+    std::vector<std::vector<double>> times(bodies.size());
+    for (int i = 0; i < reps; ++i) {
+        for (std::size_t b = 0; b < bodies.size(); ++b) {
+            const auto start = std::chrono::steady_clock::now();
+            bodies[b]();
+            times[b].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
+    }
+    return times;
+}
 
 // Run `body` once to warm caches, pools and page tables, then `reps` more times; the wall time
 // of each of those, in seconds.
 template <typename Body>
 std::vector<double> time_reps(Body&& body, int reps) {
-    body();
-    std::vector<double> times;
-    times.reserve(static_cast<std::size_t>(reps));
-    for (int i = 0; i < reps; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        body();
-        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    return times;
+    return time_reps_in_turn({std::function<void()>(std::forward<Body>(body))}, reps).front();
 }
 
 // A "higher is better" row of rates: `work` (FLOP, bytes, tokens; already scaled to `unit`)

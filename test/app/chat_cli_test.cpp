@@ -10,6 +10,7 @@
 #include "test/app/forge_binary.h"
 
 #include <gmock/gmock.h>
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -253,6 +254,29 @@ TEST(BenchLlm, TextOutIsTheGenerationAndReplaysAsTheLookupFile) {
     const std::string out = unwritten_output("bench_no_spec.txt");
     expect_error(forge(bench + " --text-out " + quoted(out)), "--text-out needs --spec, --model-draft or --lookup-file");
     EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// `bench llm --parallel 1,2` measures both stream counts in one run, in turn: one object per
+// count, in the order given, each with its aggregate decode against the first count's.
+TEST(BenchLlm, ParallelListMeasuresEveryCountInOneRun) {
+    const std::string bench = "--quiet bench llm " + quoted(kModel) + " --prompt 4 --gen 4 --reps 2 --parallel 1,2";
+    const ForgeRun run = forge(bench + " --json");
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto result = nlohmann::json::parse(run.out);
+    ASSERT_EQ(result["runs"].size(), 2u);
+    EXPECT_FALSE(result.contains("decode_tok_s"));  // no one count's figures at the top
+    const nlohmann::json &one = result["runs"][0], &two = result["runs"][1];
+    EXPECT_EQ(one["parallel"], 1);
+    EXPECT_EQ(two["parallel"], 2);
+    EXPECT_EQ(one["aggregate_decode_vs_first"], 1.0);
+    EXPECT_DOUBLE_EQ(two["aggregate_decode_tok_s"].get<double>(), 2 * two["decode_tok_s"].get<double>());
+    EXPECT_DOUBLE_EQ(two["aggregate_decode_vs_first"].get<double>(),
+                     two["aggregate_decode_tok_s"].get<double>() / one["aggregate_decode_tok_s"].get<double>());
+    const ForgeRun text = forge(bench);
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_THAT(text.out, HasSubstr("  1 stream : prefill pp4"));
+    EXPECT_THAT(text.out, HasSubstr("  2 streams: prefill pp4"));
+    expect_error(forge(bench + " --spec lookup"), "need --parallel 1");
 }
 
 }  // namespace

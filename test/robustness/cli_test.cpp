@@ -161,6 +161,7 @@ TEST(CliFlags, EveryNumberIsRangedAtParseTime) {
              {"bench llm " + quoted(kModel) + " --prompt 0", "--prompt"},
              {"bench llm " + quoted(kModel) + " --gen -1", "--gen"},
              {"bench llm " + quoted(kModel) + " --parallel 300", "--parallel"},
+             {"bench llm " + quoted(kModel) + " --parallel 1,0", "--parallel"},
              {"bench llm " + quoted(kModel) + " --reps 0", "--reps"},
              {"bench grammar " + quoted(kModel) + " --reps 0", "--reps"},
              {"bench transcribe --seconds nan", "--seconds"},
